@@ -1,0 +1,110 @@
+"""The one place I/O meets logic: a store and an engine in, replayed history out."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import polars as pl
+
+from deltaforensics.engines.base import Engine
+from deltaforensics.engines.polars_engine import PolarsEngine, assemble
+from deltaforensics.errors import LogCorruptError, VersionNotFoundError
+from deltaforensics.log.commits import read_commits
+from deltaforensics.log.listing import LogListing, list_log
+from deltaforensics.log.segment import LogSegment, diagnose_listing
+from deltaforensics.log.storage import FsspecLogStore, LogStore
+from deltaforensics.model.diagnostics import Diagnostic, warning
+from deltaforensics.replay import Replay, content_diagnostics
+
+
+def open_store(uri: str, storage_options: Mapping[str, str] | None = None) -> LogStore:
+    return FsspecLogStore.from_uri(uri, storage_options)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LoadedLog:
+    listing: LogListing
+    segment: LogSegment
+    replay: Replay
+    diagnostics: tuple[Diagnostic, ...] = field(default=())
+
+
+def load(
+    store: LogStore,
+    *,
+    version: int | None = None,
+    mode: str = "history",
+    engine: Engine | None = None,
+    listing: LogListing | None = None,
+) -> LoadedLog:
+    """Read the segment for ``version``; an unreadable checkpoint falls back to an older base.
+
+    ``mode="history"`` replays the longest retained chain (for races and lifecycles);
+    ``mode="snapshot"`` the cheapest one (newest checkpoint at or below ``version``).
+    """
+    listing = listing or list_log(store)
+    engine = engine or PolarsEngine(store)
+    exclude: frozenset[tuple[str, ...]] = frozenset()
+    extra: list[Diagnostic] = []
+    while True:
+        build = LogSegment.for_history if mode == "history" else LogSegment.for_version
+        try:
+            segment = build(listing, version, exclude=exclude)
+        except VersionNotFoundError as err:
+            if exclude:
+                err.add_note(
+                    f"unreadable checkpoint(s): {', '.join(n[0] for n in sorted(exclude))}"
+                )
+            raise
+        try:
+            frames = engine.scan(segment)
+        except LogCorruptError as err:
+            cp = segment.checkpoint
+            if cp is None or not _concerns(err, cp.names):
+                raise
+            exclude = exclude | {cp.names}
+            extra.append(warning("W102", f"{err}", cp.version))
+            continue
+        rep = Replay(store.uri, frames)
+        return LoadedLog(
+            listing=listing,
+            segment=segment,
+            replay=rep,
+            diagnostics=segment.diagnostics + tuple(extra) + tuple(content_diagnostics(rep)),
+        )
+
+
+def load_commits(
+    store: LogStore,
+    *,
+    from_version: int | None = None,
+    to_version: int | None = None,
+    listing: LogListing | None = None,
+) -> tuple[LogListing, pl.DataFrame, tuple[Diagnostic, ...]]:
+    """Commit-level facts for every retained commit in range; needs no checkpoint."""
+    listing = listing or list_log(store)
+    latest = listing.latest_version
+    lo = 0 if from_version is None else from_version
+    hi = latest if to_version is None else to_version
+    if to_version is not None and to_version > latest:
+        raise VersionNotFoundError(store.uri, to_version, f"the latest version is {latest}")
+    wanted = [(v, n) for v, n in sorted(listing.commits.items()) if lo <= v <= hi]
+    blobs = store.read_many([n for _, n in wanted])
+    triples = [(v, n, blobs[n]) for v, n in wanted]
+    raw = read_commits(triples)
+    segment = LogSegment(
+        uri=store.uri, end_version=hi, base_version=-1, checkpoint=None, commits=tuple(wanted)
+    )
+    frames = assemble(segment, None, raw, (), triples)
+    replay = Replay(store.uri, frames)
+    found = diagnose_listing(listing, hi, None, frozenset()) + content_diagnostics(replay)
+    empty = [v for v, _, data in triples if not data.strip()]
+    if empty:
+        found.append(warning("W204", f"empty commit file(s) at version(s) {empty[:10]}", empty[0]))
+    return listing, replay.commits, tuple(found)
+
+
+def _concerns(err: LogCorruptError, names: tuple[str, ...]) -> bool:
+    """Was the failure in this checkpoint (or one of its sidecars)?"""
+    return err.path.startswith("_sidecars/") or any(n in err.path for n in names)

@@ -1,0 +1,222 @@
+"""Command line: parse -> analysis -> report -> exit code. The only place that exits.
+
+Exit codes: 0 done; 1 findings selected by ``--fail-on``; 2 usage error; 3 input or storage
+error (one line on stderr naming the file or URL and version); 4 internal error; 130 Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import traceback
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from typer import exceptions as typer_exceptions
+
+from deltaforensics import __version__
+from deltaforensics.errors import DeltaForensicsError, UsageError
+
+app = typer.Typer(
+    name="deltaforensics",
+    help="Explain Delta Lake write conflicts from the table's own transaction log.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+class _State:
+    debug = False
+    quiet = False
+    secrets: tuple[str, ...] = ()
+
+
+STATE = _State()
+
+
+class TableFormat(StrEnum):
+    table = "table"
+    json = "json"
+
+
+TableArg = Annotated[
+    str,
+    typer.Argument(
+        help="Table path, its _delta_log folder, or a URL (file://, abfss://, az://, …)."
+    ),
+]
+StorageOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--storage-option",
+        help="Storage option KEY=VALUE (repeatable); adlfs and delta-rs/object_store key names.",
+    ),
+]
+StorageOptionsFile = Annotated[
+    Path | None,
+    typer.Option(
+        "--storage-options-file",
+        help="JSON or TOML file of storage options (keeps secrets off argv).",
+    ),
+]
+
+
+def _storage_options(pairs: list[str] | None, file: Path | None) -> dict[str, str]:
+    if not pairs and file is None:
+        return {}
+    from deltaforensics.log.options import load_storage_options  # noqa: PLC0415
+
+    options = load_storage_options(pairs or [], file)
+    STATE.secrets = tuple(v for v in options.values() if v and len(v) >= 6)
+    return options
+
+
+def _emit(text: str) -> None:
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+
+
+def _emit_json(doc: Any) -> None:
+    _emit(json.dumps(doc, indent=2, default=str))
+
+
+@app.callback()
+def _root(
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks for errors.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", help="No progress output on stderr.")] = False,
+    version: Annotated[bool, typer.Option("--version", help="Print the version and exit.")] = False,
+) -> None:
+    STATE.debug = debug
+    STATE.quiet = quiet
+    if version:
+        _emit(f"deltaforensics {__version__}")
+        raise typer.Exit(0)
+
+
+@app.command()
+def history(
+    table: TableArg,
+    from_version: Annotated[
+        int | None, typer.Option("--from-version", min=0, help="First version to show.")
+    ] = None,
+    to_version: Annotated[
+        int | None, typer.Option("--to-version", min=0, help="Last version to show.")
+    ] = None,
+    output_format: Annotated[
+        TableFormat, typer.Option("--format", help="table or json.")
+    ] = TableFormat.table,
+    storage_option: StorageOption = None,
+    storage_options_file: StorageOptionsFile = None,
+) -> None:
+    """One row per commit: operation, parameters, readVersion, isolation level, writer, files."""
+    from deltaforensics.analysis import load_commits, open_store  # noqa: PLC0415
+    from deltaforensics.report.history import history_document, history_text  # noqa: PLC0415
+
+    if from_version is not None and to_version is not None and from_version > to_version:
+        raise UsageError("--from-version must not be greater than --to-version")
+    store = open_store(table, _storage_options(storage_option, storage_options_file))
+    _, commits, diagnostics = load_commits(store, from_version=from_version, to_version=to_version)
+    doc = history_document(store.uri, commits, diagnostics)
+    if output_format is TableFormat.json:
+        _emit_json(doc)
+    else:
+        _emit(history_text(doc))
+        _warn(doc["diagnostics"])
+
+
+@app.command()
+def snapshot(
+    table: TableArg,
+    version: Annotated[
+        int | None,
+        typer.Option("--version", min=0, help="Version to reconstruct (default: latest)."),
+    ] = None,
+    output_format: Annotated[
+        TableFormat, typer.Option("--format", help="table or json.")
+    ] = TableFormat.table,
+    storage_option: StorageOption = None,
+    storage_options_file: StorageOptionsFile = None,
+) -> None:
+    """The live files of the table at a version."""
+    from deltaforensics.analysis import load, open_store  # noqa: PLC0415
+    from deltaforensics.engines.polars_engine import PolarsEngine  # noqa: PLC0415
+    from deltaforensics.report.history import snapshot_document, snapshot_text  # noqa: PLC0415
+
+    store = open_store(table, _storage_options(storage_option, storage_options_file))
+    loaded = load(
+        store, version=version, mode="snapshot", engine=PolarsEngine(store, with_stats=False)
+    )
+    snap = loaded.replay.snapshot_at(version)
+    doc = snapshot_document(store.uri, snap, loaded.diagnostics)
+    if output_format is TableFormat.json:
+        _emit_json(doc)
+    else:
+        _emit(snapshot_text(doc))
+        _warn(doc["diagnostics"])
+
+
+def _warn(diagnostics: list[dict[str, Any]]) -> None:
+    if STATE.quiet:
+        return
+    for d in diagnostics:
+        if d["severity"] != "info":
+            where = f" (version {d['version']})" if d["version"] is not None else ""
+            sys.stderr.write(f"{d['severity']}: {d['code']} {d['message']}{where}\n")
+
+
+def _redact(text: str) -> str:
+    try:
+        from deltaforensics.log.options import redact  # noqa: PLC0415
+    except ImportError:  # pragma: no cover - options ships with the package
+        return text
+    return redact(text, STATE.secrets)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Console entry point; maps every outcome to an exit code."""
+    try:
+        app(args=argv, standalone_mode=False)
+    except typer.Exit as exc:
+        return int(exc.exit_code or 0)
+    except typer.Abort:
+        sys.stderr.write("aborted\n")
+        return 130
+    except typer_exceptions.TyperException as exc:  # usage: bad option, unknown command
+        show = getattr(exc, "show", None)
+        if callable(show):
+            show()
+        else:
+            sys.stderr.write(f"error: {exc}\n")
+        return int(getattr(exc, "exit_code", 2) or 2)
+    except UsageError as exc:
+        sys.stderr.write(f"error: {_redact(str(exc))}\n")
+        return 2
+    except DeltaForensicsError as exc:
+        if STATE.debug:
+            sys.stderr.write(_redact("".join(traceback.format_exception(exc))))
+        message = _redact(str(exc))
+        sys.stderr.write(f"error: {message}\n")
+        for note in getattr(exc, "__notes__", []):
+            sys.stderr.write(f"{_redact(note)}\n")
+        return 3
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:
+        if STATE.debug:
+            sys.stderr.write(_redact("".join(traceback.format_exception(exc))))
+        sys.stderr.write(
+            f"internal error: {type(exc).__name__}: {_redact(str(exc))}\n"
+            f"deltaforensics {__version__}, Python {sys.version.split()[0]}; "
+            "please report this with --debug output\n"
+        )
+        return 4
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Engines turn a :class:`~deltaforensics.log.segment.LogSegment` into action frames."""

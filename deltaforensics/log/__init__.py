@@ -1,0 +1,1 @@
+"""The only package that knows the ``_delta_log`` layout."""

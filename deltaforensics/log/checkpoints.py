@@ -1,0 +1,176 @@
+"""Checkpoints -> raw frames: classic single, multi-part, and V2 (JSON or parquet) with sidecars.
+
+Anything that makes a checkpoint unusable raises :class:`LogCorruptError` naming the file; the
+loader then falls back to an older checkpoint (or to version 0) and says so in diagnostics.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from deltaforensics.errors import LogCorruptError
+from deltaforensics.log.commits import parse_raw
+from deltaforensics.log.listing import CheckpointFiles
+from deltaforensics.log.storage import LogStore
+
+_WANTED = (
+    "add",
+    "remove",
+    "metaData",
+    "protocol",
+    "txn",
+    "domainMetadata",
+    "sidecar",
+    "checkpointMetadata",
+)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RawCheckpoint:
+    """What one checkpoint holds: file-action frames (JSON- or parquet-shaped) and side actions."""
+
+    version: int
+    json_frames: tuple[pl.DataFrame, ...]  # RAW_ACTION_SCHEMA frames (JSON checkpoints)
+    parquet_frames: tuple[pl.DataFrame, ...]  # add/remove/txn/domainMetadata as parquet structs
+    metadata: tuple[str, ...]  # metaData actions as JSON text
+    protocols: tuple[str, ...]
+    names: tuple[str, ...]
+
+
+def read_checkpoint(
+    store: LogStore, cp: CheckpointFiles, *, with_stats: bool = True
+) -> RawCheckpoint:
+    blobs = store.read_many(list(cp.names))
+    json_frames: list[pl.DataFrame] = []
+    parquet_frames: list[pl.DataFrame] = []
+    metadata: list[str] = []
+    protocols: list[str] = []
+    sidecars: list[str] = []
+    for name in cp.names:
+        data = blobs[name]
+        if name.endswith(".json"):
+            frame = _read_json_checkpoint(name, data, cp.version)
+            json_frames.append(frame)
+            metadata.extend(frame["metaData"].drop_nulls().to_list())
+            protocols.extend(frame["protocol"].drop_nulls().to_list())
+            sidecars.extend(p for p in frame["sidecar"].struct.field("path").drop_nulls().to_list())
+        else:
+            frame = _read_parquet(name, data, cp.version, with_stats=with_stats)
+            _check_schema(name, frame, cp.version)
+            parquet_frames.append(frame)
+            metadata.extend(_structs_to_json(frame, "metaData"))
+            protocols.extend(_structs_to_json(frame, "protocol"))
+            if "sidecar" in frame.columns and frame.schema["sidecar"] != pl.Null:
+                sidecars.extend(
+                    frame["sidecar"].struct.field("path").drop_nulls().cast(pl.String).to_list()
+                )
+    if sidecars:
+        names = [f"_sidecars/{_sidecar_name(p)}" for p in sidecars]
+        try:
+            side_blobs = store.read_many(names)
+        except Exception as exc:
+            raise LogCorruptError(
+                cp.label, f"a sidecar file cannot be read: {exc}", cp.version
+            ) from None
+        for n in names:
+            parquet_frames.append(
+                _read_parquet(n, side_blobs[n], cp.version, with_stats=with_stats)
+            )
+    if not metadata or not protocols:
+        raise LogCorruptError(
+            cp.label, "checkpoint has no metaData or no protocol action", cp.version
+        )
+    return RawCheckpoint(
+        version=cp.version,
+        json_frames=tuple(json_frames),
+        parquet_frames=tuple(parquet_frames),
+        metadata=tuple(metadata[-1:]),
+        protocols=tuple(protocols[-1:]),
+        names=cp.names,
+    )
+
+
+def _sidecar_name(path: str) -> str:
+    """Sidecar paths are relative to ``_delta_log/_sidecars`` (absolute URIs: use the name)."""
+    return path.rsplit("/", 1)[-1]
+
+
+def _read_json_checkpoint(name: str, data: bytes, version: int) -> pl.DataFrame:
+    from deltaforensics.log.commits import read_commits  # noqa: PLC0415 - same package
+
+    try:
+        return read_commits([(version, name, data)])
+    except LogCorruptError:
+        raise
+    except Exception as exc:
+        raise LogCorruptError(name, f"unreadable JSON checkpoint: {exc}", version) from None
+
+
+def _read_parquet(name: str, data: bytes, version: int, *, with_stats: bool) -> pl.DataFrame:
+    try:
+        file = pq.ParquetFile(io.BytesIO(data))
+        present = [c for c in _WANTED if c in file.schema_arrow.names]
+        table = file.read(columns=present)
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise LogCorruptError(name, f"unreadable parquet checkpoint: {reason}", version) from None
+    if not with_stats and "add" in table.column_names:
+        table = _drop_stats(table)
+    frame = pl.from_arrow(table)
+    assert isinstance(frame, pl.DataFrame)
+    return frame
+
+
+def _drop_stats(table: pa.Table) -> pa.Table:
+    add = table.column("add").combine_chunks()
+    keep = [
+        i
+        for i in range(add.type.num_fields)
+        if add.type.field(i).name not in ("stats", "stats_parsed")
+    ]
+    fields = [add.type.field(i) for i in keep]
+    arrays = [add.field(i) for i in keep]
+    slim = pa.StructArray.from_arrays(arrays, fields=fields, mask=add.is_null())
+    return table.set_column(table.column_names.index("add"), "add", slim)
+
+
+def _check_schema(name: str, frame: pl.DataFrame, version: int) -> None:
+    for column in ("add", "remove", "metaData", "protocol"):
+        dtype = frame.schema.get(column)
+        if dtype is not None and not isinstance(dtype, pl.Struct | pl.Null):
+            raise LogCorruptError(
+                name, f"checkpoint column {column!r} has type {dtype}, expected a struct", version
+            )
+    add = frame.schema.get("add")
+    if isinstance(add, pl.Struct) and "path" not in {f.name for f in add.fields}:
+        raise LogCorruptError(name, "checkpoint add actions have no path", version)
+
+
+def _structs_to_json(frame: pl.DataFrame, column: str) -> list[str]:
+    if column not in frame.columns or frame.schema[column] == pl.Null:
+        return []
+    rows = frame.filter(pl.col(column).is_not_null())[column].to_list()
+    return [json.dumps(_maps_to_dicts(r)) for r in rows]
+
+
+def _maps_to_dicts(value: Any) -> Any:
+    """Parquet maps arrive as lists of {key, value}; metaData wants JSON objects."""
+    if isinstance(value, dict):
+        return {k: _maps_to_dicts(v) for k, v in value.items()}
+    if isinstance(value, list):
+        if value and all(isinstance(x, dict) and set(x) == {"key", "value"} for x in value):
+            return {x["key"]: _maps_to_dicts(x["value"]) for x in value}
+        if not value:
+            return value
+        return [_maps_to_dicts(x) for x in value]
+    return value
+
+
+__all__ = ["RawCheckpoint", "parse_raw", "read_checkpoint"]

@@ -1,0 +1,167 @@
+"""What is in ``_delta_log``: every file classified, gaps and junk included.
+
+A :class:`LogListing` is raw: it may have commit gaps, incomplete multi-part checkpoints and a
+stale ``_last_checkpoint``. :class:`~deltaforensics.log.segment.LogSegment` validates it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from deltaforensics.errors import NotADeltaTableError
+from deltaforensics.log.paths import LogFileKind, LogPath, parse_log_path
+from deltaforensics.log.storage import LogStore
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CheckpointFiles:
+    """All files of one checkpoint: a single file, every part of a multi-part set, or a V2 file."""
+
+    version: int
+    kind: str  # "classic" | "multi-part" | "v2"
+    names: tuple[str, ...]
+    expected_parts: int = 1
+
+    @property
+    def complete(self) -> bool:
+        return len(self.names) == self.expected_parts
+
+    @property
+    def label(self) -> str:
+        return (
+            self.names[0] if len(self.names) == 1 else f"{self.names[0]} (+{len(self.names) - 1})"
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LastCheckpointHint:
+    """``_last_checkpoint`` as found: ``version`` is ``None`` when empty or unreadable."""
+
+    version: int | None
+    parts: int | None = None
+    problem: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LogListing:
+    uri: str
+    commits: dict[int, str]
+    checkpoints: dict[int, tuple[CheckpointFiles, ...]]
+    compacted: tuple[LogPath, ...] = ()
+    crc_versions: frozenset[int] = frozenset()
+    last_checkpoint: LastCheckpointHint | None = None
+    sidecars: frozenset[str] = frozenset()
+    staged_commits: tuple[LogPath, ...] = ()
+    junk: tuple[str, ...] = ()
+    sizes: dict[str, int | None] = field(default_factory=dict)
+
+    @property
+    def commit_versions(self) -> list[int]:
+        return sorted(self.commits)
+
+    @property
+    def latest_version(self) -> int:
+        candidates = list(self.commits) + [
+            v for v, cps in self.checkpoints.items() if any(c.complete for c in cps)
+        ]
+        if not candidates:
+            raise NotADeltaTableError(self.uri, "_delta_log holds no commits or checkpoints")
+        return max(candidates)
+
+    def missing_commits(self, start: int, end: int) -> list[int]:
+        return [v for v in range(start, end + 1) if v not in self.commits]
+
+
+def list_log(store: LogStore) -> LogListing:
+    """List once. Files committed after this call are never read (a consistent cut)."""
+    files = store.list_log()
+    commits: dict[int, str] = {}
+    singles: dict[int, list[CheckpointFiles]] = defaultdict(list)
+    parts: dict[tuple[int, int], list[LogPath]] = defaultdict(list)
+    compacted: list[LogPath] = []
+    crc: set[int] = set()
+    sidecars: set[str] = set()
+    staged: list[LogPath] = []
+    junk: list[str] = []
+    has_last_checkpoint = False
+    sizes: dict[str, int | None] = {}
+    for f in files:
+        sizes[f.name] = f.size
+        parsed = parse_log_path(f.name)
+        if parsed is None:
+            junk.append(f.name)
+            continue
+        match parsed.kind:
+            case LogFileKind.COMMIT:
+                commits[parsed.version] = f.name
+            case LogFileKind.CHECKPOINT:
+                singles[parsed.version].append(
+                    CheckpointFiles(version=parsed.version, kind="classic", names=(f.name,))
+                )
+            case LogFileKind.CHECKPOINT_V2:
+                singles[parsed.version].append(
+                    CheckpointFiles(version=parsed.version, kind="v2", names=(f.name,))
+                )
+            case LogFileKind.CHECKPOINT_PART:
+                assert parsed.num_parts is not None
+                parts[(parsed.version, parsed.num_parts)].append(parsed)
+            case LogFileKind.COMPACTED:
+                compacted.append(parsed)
+            case LogFileKind.CRC:
+                crc.add(parsed.version)
+            case LogFileKind.SIDECAR:
+                sidecars.add(f.name)
+            case LogFileKind.STAGED_COMMIT:
+                staged.append(parsed)
+            case LogFileKind.LAST_CHECKPOINT:
+                has_last_checkpoint = True
+    for (version, total), found in parts.items():
+        unique = sorted({p.part: p for p in found}.values(), key=lambda p: p.part or 0)
+        singles[version].append(
+            CheckpointFiles(
+                version=version,
+                kind="multi-part",
+                names=tuple(p.name for p in unique),
+                expected_parts=total,
+            )
+        )
+    checkpoints = {v: _prefer(cps) for v, cps in singles.items()}
+    hint = _read_last_checkpoint(store) if has_last_checkpoint else None
+    return LogListing(
+        uri=store.uri,
+        commits=commits,
+        checkpoints=checkpoints,
+        compacted=tuple(sorted(compacted, key=lambda p: (p.version, p.end_version or 0))),
+        crc_versions=frozenset(crc),
+        last_checkpoint=hint,
+        sidecars=frozenset(sidecars),
+        staged_commits=tuple(sorted(staged, key=lambda p: (p.version, p.uuid or ""))),
+        junk=tuple(sorted(junk)),
+        sizes=sizes,
+    )
+
+
+def _prefer(cps: list[CheckpointFiles]) -> tuple[CheckpointFiles, ...]:
+    """Order one version's checkpoints: complete first, then V2, classic, multi-part."""
+    rank = {"v2": 0, "classic": 1, "multi-part": 2}
+    return tuple(sorted(cps, key=lambda c: (not c.complete, rank[c.kind], c.names)))
+
+
+def _read_last_checkpoint(store: LogStore) -> LastCheckpointHint:
+    try:
+        raw = store.read("_last_checkpoint")
+    except Exception as exc:
+        return LastCheckpointHint(version=None, problem=f"unreadable: {type(exc).__name__}")
+    if not raw.strip():
+        return LastCheckpointHint(version=None, problem="empty")
+    try:
+        doc = json.loads(raw)
+        version = doc["version"]
+        if not isinstance(version, int) or isinstance(version, bool) or version < 0:
+            raise TypeError("version is not a non-negative integer")
+        parts = doc.get("parts")
+        return LastCheckpointHint(version=version, parts=parts if isinstance(parts, int) else None)
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        return LastCheckpointHint(version=None, problem=f"corrupt ({type(exc).__name__})")

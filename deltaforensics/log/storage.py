@@ -1,0 +1,233 @@
+"""Where log bytes come from. The only module that imports fsspec.
+
+A :class:`LogStore` is read-only by construction: it can list ``_delta_log`` and read files,
+nothing else. The table location is resolved once; every path it hands out is relative to
+``_delta_log``. Messages name :attr:`LogStore.uri`, which never carries credentials.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+from urllib.parse import unquote, urlparse
+
+import fsspec
+
+from deltaforensics.errors import NotADeltaTableError, StorageError
+
+LOG_DIR = "_delta_log"
+_NESTED_DIRS = ("_sidecars", "_staged_commits")
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class StoredFile:
+    name: str  # relative to _delta_log, "/"-separated
+    size: int | None = None
+
+
+class LogStore(Protocol):
+    """Read-only access to one table's ``_delta_log``."""
+
+    @property
+    def uri(self) -> str: ...
+
+    def list_log(self) -> list[StoredFile]: ...
+
+    def read(self, name: str) -> bytes: ...
+
+    def read_many(self, names: Sequence[str]) -> dict[str, bytes]: ...
+
+
+def split_table_uri(uri: str) -> str:
+    """Accept a table root, its ``_delta_log`` folder, or either with a trailing slash."""
+    stripped = uri.rstrip("/")
+    if stripped.endswith("/" + LOG_DIR) or stripped == LOG_DIR:
+        stripped = stripped[: -len(LOG_DIR)].rstrip("/") or "."
+    return stripped
+
+
+def _is_local(uri: str) -> bool:
+    scheme = urlparse(uri).scheme
+    return scheme in ("", "file") or (len(scheme) == 1 and os.name == "nt")
+
+
+@dataclass(slots=True)
+class FsspecLogStore:
+    """A :class:`LogStore` over any fsspec filesystem (local, ``memory://``, ADLS via adlfs)."""
+
+    fs: Any
+    root: str  # table root in the filesystem's own path form
+    display_uri: str
+    retries: int = 3
+    backoff_seconds: float = 0.5
+    batch_size: int = 256
+    classify: Callable[[BaseException], str] = field(default=lambda e: f"{type(e).__name__}: {e}")
+
+    @classmethod
+    def from_uri(
+        cls, uri: str, storage_options: Mapping[str, str] | None = None, **kwargs: Any
+    ) -> FsspecLogStore:
+        table = split_table_uri(uri)
+        if _is_local(table):
+            path = unquote(urlparse(table).path) if table.startswith("file:") else table
+            root = str(Path(path).expanduser().resolve())
+            return cls(fs=fsspec.filesystem("file"), root=root, display_uri=root, **kwargs)
+        from deltaforensics.log import location  # noqa: PLC0415 - keeps azure code off local runs
+
+        resolved = location.resolve_remote(table, dict(storage_options or {}))
+        return cls(
+            fs=resolved.fs,
+            root=resolved.root,
+            display_uri=resolved.display_uri,
+            classify=resolved.classify,
+            **kwargs,
+        )
+
+    @property
+    def uri(self) -> str:
+        return self.display_uri
+
+    @property
+    def log_path(self) -> str:
+        return f"{self.root.rstrip('/')}/{LOG_DIR}"
+
+    def _call(self, what: str, fn: Callable[[], T]) -> T:
+        delay = self.backoff_seconds
+        for attempt in range(self.retries + 1):
+            try:
+                return fn()
+            except (FileNotFoundError, NotADirectoryError, PermissionError, IsADirectoryError):
+                raise
+            except OSError as exc:
+                if attempt == self.retries or not _transient(exc):
+                    raise StorageError(self.display_uri, f"{what}: {self.classify(exc)}") from None
+            time.sleep(delay)
+            delay *= 2
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def list_log(self) -> list[StoredFile]:
+        base = self.log_path
+        try:
+            entries = self._call("listing _delta_log", lambda: self.fs.ls(base, detail=True))
+        except FileNotFoundError:
+            if not self._exists(self.root):
+                raise StorageError(self.display_uri, "path not found") from None
+            raise NotADeltaTableError(self.display_uri, "no _delta_log folder") from None
+        except NotADirectoryError:
+            raise NotADeltaTableError(self.display_uri, "_delta_log is not a folder") from None
+        except PermissionError as exc:
+            raise StorageError(self.display_uri, f"permission denied: {exc}") from None
+        out: list[StoredFile] = []
+        for entry in entries:
+            name = _relative(entry["name"], base)
+            if entry.get("type") == "directory":
+                if name in _NESTED_DIRS:
+                    out.extend(self._list_nested(f"{base}/{name}", name))
+                else:
+                    out.append(StoredFile(name + "/", None))
+                continue
+            out.append(StoredFile(name, entry.get("size")))
+        return out
+
+    def _list_nested(self, path: str, prefix: str) -> list[StoredFile]:
+        try:
+            entries = self._call(f"listing {prefix}", lambda: self.fs.ls(path, detail=True))
+        except (FileNotFoundError, NotADirectoryError, PermissionError):
+            return []
+        return [
+            StoredFile(f"{prefix}/{_relative(e['name'], path)}", e.get("size"))
+            for e in entries
+            if e.get("type") != "directory"
+        ]
+
+    def _exists(self, path: str) -> bool:
+        try:
+            return bool(self.fs.exists(path))
+        except OSError:
+            return False
+
+    def read(self, name: str) -> bytes:
+        path = f"{self.log_path}/{name}"
+        try:
+            data: bytes = self._call(f"reading {name}", lambda: self.fs.cat_file(path))
+        except FileNotFoundError:
+            raise StorageError(
+                self.display_uri, f"{LOG_DIR}/{name} vanished while reading"
+            ) from None
+        except IsADirectoryError:
+            raise StorageError(self.display_uri, f"{LOG_DIR}/{name} is a folder") from None
+        except PermissionError as exc:
+            raise StorageError(self.display_uri, f"permission denied on {name}: {exc}") from None
+        return data
+
+    def read_many(self, names: Sequence[str]) -> dict[str, bytes]:
+        """Fetch many files concurrently where the filesystem supports it (adlfs batches)."""
+        if not names:
+            return {}
+        if getattr(self.fs, "async_impl", False):
+            return self._read_many_async(names)
+        return {name: self.read(name) for name in names}
+
+    def _read_many_async(self, names: Sequence[str]) -> dict[str, bytes]:
+        out: dict[str, bytes] = {}
+        base = self.log_path
+        for start in range(0, len(names), self.batch_size * 16):
+            chunk = names[start : start + self.batch_size * 16]
+            paths = [f"{base}/{n}" for n in chunk]
+            got = self._call(
+                "reading commits",
+                lambda paths=paths: self.fs.cat(  # type: ignore[misc]
+                    paths, on_error="return", batch_size=self.batch_size
+                ),
+            )
+            for name, path in zip(chunk, paths, strict=True):
+                value = _lookup(got, path)
+                if isinstance(value, BaseException):
+                    if isinstance(value, FileNotFoundError):
+                        raise StorageError(
+                            self.display_uri, f"{LOG_DIR}/{name} vanished while reading"
+                        )
+                    out[name] = self.read(name)  # retried singly with backoff
+                else:
+                    out[name] = value
+        return out
+
+
+def _lookup(got: Mapping[str, Any], path: str) -> Any:
+    if path in got:
+        return got[path]
+    stripped = path.split("://", 1)[-1]
+    for key, value in got.items():
+        if key.split("://", 1)[-1].lstrip("/") == stripped.lstrip("/"):
+            return value
+    return FileNotFoundError(path)
+
+
+def _relative(name: str, base: str) -> str:
+    n = name.replace("\\", "/").split("://", 1)[-1].lstrip("/")
+    b = base.replace("\\", "/").split("://", 1)[-1].lstrip("/").rstrip("/")
+    return n[len(b) + 1 :] if n.startswith(b + "/") else n.rsplit("/", 1)[-1]
+
+
+def _transient(exc: OSError) -> bool:
+    text = f"{type(exc).__name__} {exc}".lower()
+    return any(
+        word in text
+        for word in (
+            "timeout",
+            "timed out",
+            "throttl",
+            "503",
+            "500",
+            "429",
+            "connection reset",
+            "temporarily",
+            "serverbusy",
+            "too many requests",
+        )
+    )

@@ -1,0 +1,1 @@
+"""Value types and frame schemas shared by every layer."""

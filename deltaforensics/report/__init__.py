@@ -1,0 +1,1 @@
+"""Formats, never computes: every renderer takes finished values."""

@@ -1,0 +1,194 @@
+"""``history`` and ``snapshot`` outputs: JSON documents (a contract) and text tables."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+import polars as pl
+
+from deltaforensics.model.diagnostics import Diagnostic
+from deltaforensics.report.text_table import render_table
+from deltaforensics.snapshot import Snapshot
+
+FORMAT_VERSION = 1
+
+
+def _json_or_none(text: str | None) -> Any:
+    if text is None:
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def iso(ms: int | None) -> str | None:
+    if ms is None:
+        return None
+    try:
+        return (
+            datetime.fromtimestamp(ms / 1000, tz=UTC)
+            .isoformat(timespec="milliseconds")
+            .replace("+00:00", "Z")
+        )
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+def history_rows(commits: pl.DataFrame) -> list[dict[str, Any]]:
+    out = []
+    for r in commits.iter_rows(named=True):
+        ts = r["in_commit_timestamp"] if r["in_commit_timestamp"] is not None else r["timestamp"]
+        out.append(
+            {
+                "version": r["version"],
+                "timestamp": ts,
+                "timestamp_iso": iso(ts),
+                "in_commit_timestamp": r["in_commit_timestamp"],
+                "operation": r["operation"],
+                "operation_parameters": _json_or_none(r["operation_parameters"]),
+                "read_version": r["read_version"],
+                "isolation_level": r["isolation_level"],
+                "is_blind_append": r["is_blind_append"],
+                "engine_info": r["engine_info"],
+                "client_version": r["client_version"],
+                "txn_id": r["txn_id"],
+                "user_id": r["user_id"],
+                "user_name": r["user_name"],
+                "job": _json_or_none(r["job"]),
+                "notebook": _json_or_none(r["notebook"]),
+                "cluster_id": r["cluster_id"],
+                "user_metadata": r["user_metadata"],
+                "num_added_files": r["num_added_files"],
+                "num_removed_files": r["num_removed_files"],
+                "bytes_added": r["bytes_added"],
+                "bytes_removed": r["bytes_removed"],
+                "changes_metadata": r["changes_metadata"],
+                "changes_protocol": r["changes_protocol"],
+                "has_commit_info": r["has_commit_info"],
+            }
+        )
+    return out
+
+
+def history_document(
+    uri: str, commits: pl.DataFrame, diagnostics: tuple[Diagnostic, ...]
+) -> dict[str, Any]:
+    return {
+        "format_version": FORMAT_VERSION,
+        "table": uri,
+        "commits": history_rows(commits),
+        "diagnostics": [d.to_dict() for d in diagnostics],
+    }
+
+
+def _key_parameters(params: Any) -> str:
+    if not isinstance(params, dict):
+        return ""
+    keys = ("predicate", "mergePredicate", "mode", "zOrderBy", "properties", "queryId", "epochId")
+    parts = []
+    for k in keys:
+        if k in params and params[k] not in (None, "", "[]"):
+            v = params[k]
+            parts.append(f"{k}={v if isinstance(v, str) else json.dumps(v)}")
+    return " ".join(parts)
+
+
+def _who(row: dict[str, Any]) -> str:
+    job = row.get("job")
+    if isinstance(job, dict):
+        return str(job.get("jobName") or job.get("jobId") or "")
+    for key in ("user_name", "user_id"):
+        if row.get(key):
+            return str(row[key])
+    return str(job or "")
+
+
+def history_text(doc: dict[str, Any]) -> str:
+    headers = [
+        "version",
+        "timestamp",
+        "operation",
+        "parameters",
+        "read",
+        "isolation",
+        "blind",
+        "engine",
+        "who",
+        "+files",
+        "-files",
+        "+bytes",
+        "-bytes",
+    ]
+    rows = []
+    for c in doc["commits"]:
+        rows.append(
+            [
+                str(c["version"]),
+                c["timestamp_iso"] or "",
+                c["operation"] or ("(no commitInfo)" if not c["has_commit_info"] else ""),
+                _key_parameters(c["operation_parameters"]),
+                "" if c["read_version"] is None else str(c["read_version"]),
+                c["isolation_level"] or "",
+                "" if c["is_blind_append"] is None else ("yes" if c["is_blind_append"] else "no"),
+                c["engine_info"] or c["client_version"] or "",
+                _who(c),
+                str(c["num_added_files"]),
+                str(c["num_removed_files"]),
+                str(c["bytes_added"]),
+                str(c["bytes_removed"]),
+            ]
+        )
+    return render_table(headers, rows)
+
+
+def snapshot_document(
+    uri: str, snap: Snapshot, diagnostics: tuple[Diagnostic, ...]
+) -> dict[str, Any]:
+    pvs = snap.partition_values_logical()
+    files = []
+    for r, pv in zip(
+        snap.files.select("path", "size", "dv_id").iter_rows(named=True), pvs, strict=True
+    ):
+        files.append(
+            {
+                "path": r["path"],
+                "partition_values": pv,
+                "size": r["size"],
+                "deletion_vector": r["dv_id"] or None,
+            }
+        )
+    return {
+        "format_version": FORMAT_VERSION,
+        "table": uri,
+        "version": snap.version,
+        "num_files": len(files),
+        "partition_columns": list(snap.metadata.partition_columns),
+        "protocol": snap.protocol.to_dict(),
+        "app_transactions": snap.app_transactions,
+        "files": files,
+        "diagnostics": [d.to_dict() for d in diagnostics],
+    }
+
+
+def snapshot_text(doc: dict[str, Any]) -> str:
+    head = (
+        f"{doc['table']} at version {doc['version']}: {doc['num_files']} live file(s); "
+        f"partitioned by {', '.join(doc['partition_columns']) or '(none)'}"
+    )
+    rows = [
+        [
+            f["path"],
+            ", ".join(f"{k}={v}" for k, v in f["partition_values"].items()),
+            "" if f["size"] is None else str(f["size"]),
+            f["deletion_vector"] or "",
+        ]
+        for f in doc["files"]
+    ]
+    return (
+        head
+        + "\n"
+        + render_table(["path", "partition", "size", "deletion vector"], rows, max_width=100)
+    )

@@ -1,0 +1,49 @@
+"""The state of a table at one version: a value, built by :mod:`deltaforensics.replay`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import polars as pl
+
+from deltaforensics.model.actions import Metadata, Protocol
+from deltaforensics.model.schemas import PARTITION_VALUES
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Snapshot:
+    version: int
+    protocol: Protocol
+    metadata: Metadata
+    files: pl.DataFrame  # live file actions, files_schema(...) plus lifecycle columns
+    app_transactions: dict[str, int] = field(default_factory=dict)
+    domains: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def num_files(self) -> int:
+        return self.files.height
+
+    def partition_values_logical(self) -> list[dict[str, str | None]]:
+        """Per live file (in ``files`` order): logical column -> value, empty string as null."""
+        md = self.metadata
+        if not md.partition_columns:
+            return [{} for _ in range(self.files.height)]
+        pv_type = self.files.schema[PARTITION_VALUES]
+        fields = {f.name for f in pv_type.fields} if isinstance(pv_type, pl.Struct) else set()
+        exprs = []
+        for logical in md.partition_columns:
+            physical = md.physical_name(logical)
+            source = physical if physical in fields else logical if logical in fields else None
+            value = (
+                pl.col(PARTITION_VALUES).struct.field(source)
+                if source is not None
+                else pl.lit(None, pl.String)
+            )
+            exprs.append(pl.when(value == "").then(None).otherwise(value).alias(logical))
+        return self.files.select(exprs).to_dicts()
+
+    @property
+    def clustering_columns(self) -> tuple[str, ...]:
+        from deltaforensics.model.clustering import clustering_columns  # noqa: PLC0415
+
+        return clustering_columns(self.domains, self.metadata)

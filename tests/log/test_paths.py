@@ -1,0 +1,77 @@
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from deltaforensics.log.paths import LogFileKind, LogPath, format_log_path, parse_log_path
+
+versions = st.integers(min_value=0, max_value=10**19)
+uuids = st.uuids().map(str)
+
+
+@st.composite
+def log_paths(draw: st.DrawFn) -> LogPath:
+    kind = draw(st.sampled_from([k for k in LogFileKind if k not in (LogFileKind.SIDECAR,)]))
+    v = draw(versions)
+    match kind:
+        case LogFileKind.CHECKPOINT_PART:
+            total = draw(st.integers(1, 9999))
+            part = draw(st.integers(1, total))
+            return LogPath(
+                name="", kind=kind, version=v, part=part, num_parts=total, file_format="parquet"
+            )
+        case LogFileKind.CHECKPOINT_V2:
+            return LogPath(
+                name="",
+                kind=kind,
+                version=v,
+                uuid=draw(uuids),
+                file_format=draw(st.sampled_from(["json", "parquet"])),
+            )
+        case LogFileKind.COMPACTED:
+            return LogPath(
+                name="", kind=kind, version=v, end_version=v + draw(st.integers(0, 1000))
+            )
+        case LogFileKind.LAST_CHECKPOINT:
+            return LogPath(name="", kind=kind)
+        case LogFileKind.STAGED_COMMIT:
+            return LogPath(name="", kind=kind, version=v, uuid=draw(uuids))
+        case LogFileKind.CHECKPOINT:
+            return LogPath(name="", kind=kind, version=v, file_format="parquet")
+        case _:
+            return LogPath(name="", kind=kind, version=v)
+
+
+@given(log_paths())
+def test_log_file_names_format_and_parse_round_trip(path: LogPath) -> None:
+    name = format_log_path(path)
+    parsed = parse_log_path(name)
+    assert parsed is not None
+    assert format_log_path(parsed) == name
+    assert (parsed.kind, parsed.version, parsed.part, parsed.num_parts, parsed.end_version) == (
+        path.kind,
+        path.version,
+        path.part,
+        path.num_parts,
+        path.end_version,
+    )
+
+
+@given(st.text(max_size=80))
+def test_arbitrary_names_never_crash_the_parser(name: str) -> None:
+    parsed = parse_log_path(name)
+    if parsed is not None:
+        assert format_log_path(parsed) == name or parsed.kind is LogFileKind.CHECKPOINT_V2
+
+
+def test_junk_is_not_recognised() -> None:
+    for junk in [
+        ".00000000000000000000.json.crc",
+        "00000000000000000001.json.tmp",
+        "_delta_log",
+        "0000000000000000001.json",
+        "00000000000000000002.checkpoint.0000000003.0000000002.parquet",
+        "00000000000000000005.00000000000000000003.compacted.json",
+        ".s3-optimization-0",
+    ]:
+        assert parse_log_path(junk) is None, junk
