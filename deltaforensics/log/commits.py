@@ -21,15 +21,17 @@ from deltaforensics.model.schemas import KNOWN_ACTIONS, RAW_ACTION_SCHEMA
 MAX_JSON_DEPTH = 64
 
 
-def inject_version(version: int, data: bytes) -> bytes:
+def _body(data: bytes) -> bytes:
     body = data.strip()
+    return body[3:].lstrip() if body.startswith(b"\xef\xbb\xbf") else body
+
+
+def inject_version(version: int, data: bytes) -> bytes:
+    """Prefix every line of one commit file with its version; ``b""`` for an empty file."""
+    body = _body(data)
     if not body:
         return b""
-    if body.startswith(b"\xef\xbb\xbf"):
-        body = body[3:].lstrip()
     prefix = b'{"_v":%d,' % version
-    if not body.startswith(b"{"):
-        return prefix + b'"_bad":1}\n'  # forces the exact path, which names the problem
     return prefix + body[1:].replace(b"\n{", b"\n" + prefix) + b"\n"
 
 
@@ -41,6 +43,8 @@ def parse_raw(buffer: bytes) -> pl.DataFrame:
 
 def read_commits(blobs: Sequence[tuple[int, str, bytes]]) -> pl.DataFrame:
     """Parse ``(version, name, bytes)`` commit files into a raw frame (``RAW_ACTION_SCHEMA``)."""
+    if any((b := _body(data)) and not b.startswith(b"{") for _, _, data in blobs):
+        return _read_exactly(blobs)  # names the file whose first line is not a JSON object
     buffer = b"".join(inject_version(v, data) for v, _, data in blobs)
     try:
         raw = parse_raw(buffer)
@@ -104,7 +108,7 @@ def unknown_action_lines(version: int, data: bytes) -> list[str]:
             continue
         try:
             obj = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if isinstance(obj, dict) and not any(k in obj for k in KNOWN_ACTIONS):
             out.append(line)
