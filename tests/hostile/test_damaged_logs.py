@@ -93,7 +93,7 @@ def test_an_empty_commit_file_is_read_with_a_warning(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     root = write(tmp_path, [lines(PROTOCOL, METADATA), b"", lines(add("b"))])
-    code, out, err = run(capsys, "history", str(root), "--format", "json")
+    code, out, _ = run(capsys, "history", str(root), "--format", "json")
     assert code == 0
     assert any(d["code"] == "W204" for d in json.loads(out)["diagnostics"])
 
