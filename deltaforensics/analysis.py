@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import polars as pl
 
@@ -14,7 +15,7 @@ from deltaforensics.log.commits import read_commits
 from deltaforensics.log.listing import LogListing, list_log
 from deltaforensics.log.segment import LogSegment, diagnose_listing
 from deltaforensics.log.storage import FsspecLogStore, LogStore
-from deltaforensics.model.diagnostics import Diagnostic, warning
+from deltaforensics.model.diagnostics import Diagnostic, info, warning
 from deltaforensics.replay import Replay, content_diagnostics
 
 
@@ -108,3 +109,82 @@ def load_commits(
 def _concerns(err: LogCorruptError, names: tuple[str, ...]) -> bool:
     """Was the failure in this checkpoint (or one of its sidecars)?"""
     return err.path.startswith("_sidecars/") or any(n in err.path for n in names)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ConflictAnalysis:
+    """Everything ``explain`` reports, before formatting."""
+
+    loaded: LoadedLog
+    transactions: tuple[Any, ...]
+    races: tuple[Any, ...]
+    diagnostics: tuple[Diagnostic, ...]
+    anomalies: tuple[Any, ...] = ()
+
+
+def analyze(
+    store: LogStore,
+    *,
+    from_version: int | None = None,
+    to_version: int | None = None,
+    profile_name: str | None = None,
+    engine: Engine | None = None,
+) -> ConflictAnalysis:
+    """Replay the retained history, rebuild per-commit transactions, re-check every race."""
+    from deltaforensics.conflicts.checker import find_races  # noqa: PLC0415
+    from deltaforensics.conflicts.profiles import profile_by_name  # noqa: PLC0415
+    from deltaforensics.evidence.anomalies import find_anomalies  # noqa: PLC0415
+    from deltaforensics.transactions import reconstruct_transactions  # noqa: PLC0415
+
+    profile = profile_by_name(profile_name) if profile_name else None
+    loaded = load(store, version=to_version, mode="history", engine=engine)
+    txns = reconstruct_transactions(loaded.replay, profile=profile)
+    if from_version is not None:
+        txns_in_range = [t for t in txns if t.version is not None and t.version >= from_version]
+    else:
+        txns_in_range = txns
+    races = [
+        r
+        for r in find_races(txns, loaded.replay, profile=profile)
+        if r.version in {t.version for t in txns_in_range}
+    ]
+    diags = list(loaded.diagnostics)
+    for t in txns_in_range:
+        if t.read_version is not None and t.version is not None and t.read_version >= t.version:
+            diags.append(
+                warning(
+                    "W303",
+                    f"readVersion {t.read_version} is not before the commit's version",
+                    t.version,
+                )
+            )
+    for r in races:
+        v = r.verdict
+        if v.outcome != "commits":
+            diags.append(
+                warning(
+                    "W401",
+                    f"model predicts {v.outcome} ({v.code}) against v{v.winner_version} under "
+                    f"{v.profile.name}, but v{r.version} committed: {v.reason}",
+                    r.version,
+                )
+            )
+        if r.missing_winners:
+            diags.append(
+                info(
+                    "W302",
+                    f"winners {list(r.missing_winners)} of v{r.version} are not in the retained log",
+                    r.version,
+                )
+            )
+    lo = from_version if from_version is not None else -1
+    anomalies = [
+        a for a in find_anomalies(txns, loaded.replay) if not a.versions or max(a.versions) >= lo
+    ]
+    return ConflictAnalysis(
+        loaded=loaded,
+        transactions=tuple(txns),
+        races=tuple(races),
+        diagnostics=tuple(diags),
+        anomalies=tuple(anomalies),
+    )

@@ -67,10 +67,10 @@ StorageOptionsFile = Annotated[
 def _storage_options(pairs: list[str] | None, file: Path | None) -> dict[str, str]:
     if not pairs and file is None:
         return {}
-    from deltaforensics.log.options import load_storage_options  # noqa: PLC0415
+    from deltaforensics.log.options import load_storage_options, secret_values  # noqa: PLC0415
 
     options = load_storage_options(pairs or [], file)
-    STATE.secrets = tuple(v for v in options.values() if v and len(v) >= 6)
+    STATE.secrets = tuple(secret_values(options))
     return options
 
 
@@ -157,6 +157,140 @@ def snapshot(
         _warn(doc["diagnostics"])
 
 
+class FailOn(StrEnum):
+    conflict = "conflict"
+    anomaly = "anomaly"
+    disagreement = "disagreement"
+
+
+class ExplainFormat(StrEnum):
+    rich = "rich"
+    json = "json"
+    html = "html"
+    markdown = "markdown"
+
+
+@app.command()
+def explain(
+    table: TableArg,
+    output_format: Annotated[
+        ExplainFormat | None, typer.Option("--format", help="rich (default on a terminal) or json.")
+    ] = None,
+    profile: Annotated[
+        str | None,
+        typer.Option(
+            "--profile",
+            help="Force an engine profile: delta-spark[-X.Y], databricks[-X.Y], delta-rs[-X.Y], kernel.",
+        ),
+    ] = None,
+    from_version: Annotated[
+        int | None, typer.Option("--from-version", min=0, help="Report races from this version on.")
+    ] = None,
+    to_version: Annotated[
+        int | None, typer.Option("--to-version", min=0, help="Analyse the log up to this version.")
+    ] = None,
+    fail_on: Annotated[
+        list[FailOn] | None,
+        typer.Option(
+            "--fail-on", help="Exit 1 when the report has any of these findings (repeatable)."
+        ),
+    ] = None,
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="Write the report to this file instead of stdout."),
+    ] = None,
+    storage_option: StorageOption = None,
+    storage_options_file: StorageOptionsFile = None,
+) -> None:
+    """Races and conflicts in the table's history, which rule of Delta's checker decides them, and why."""
+    from deltaforensics.analysis import analyze, open_store  # noqa: PLC0415
+    from deltaforensics.report.explain import explain_document  # noqa: PLC0415
+
+    if profile is not None:
+        from deltaforensics.conflicts.profiles import profile_by_name  # noqa: PLC0415
+
+        try:
+            profile_by_name(profile)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+    store = open_store(table, _storage_options(storage_option, storage_options_file))
+    analysis = analyze(
+        store, from_version=from_version, to_version=to_version, profile_name=profile
+    )
+    doc = explain_document(analysis)
+    fmt = output_format or (
+        ExplainFormat.rich if sys.stdout.isatty() and output is None else ExplainFormat.json
+    )
+    _write_report(doc, fmt, output)
+    if failing_findings(doc, fail_on or []):
+        raise typer.Exit(1)
+
+
+def _write_report(doc: dict[str, Any], fmt: ExplainFormat, output: Path | None) -> None:
+    if fmt is ExplainFormat.rich:
+        from rich.console import Console  # noqa: PLC0415
+
+        from deltaforensics.report.to_rich import render_explain  # noqa: PLC0415
+
+        if output is None:
+            render_explain(doc, Console(highlight=False))
+            return
+        with output.open("w", encoding="utf-8") as fh:
+            render_explain(doc, Console(file=fh, highlight=False, width=120, color_system=None))
+        return
+    if fmt is ExplainFormat.json:
+        text = json.dumps(doc, indent=2, default=str) + "\n"
+    elif fmt is ExplainFormat.html:
+        from deltaforensics.report.to_html import to_html  # noqa: PLC0415
+
+        text = to_html(doc)
+    else:
+        from deltaforensics.report.to_markdown import to_markdown  # noqa: PLC0415
+
+        text = to_markdown(doc)
+    if output is None:
+        _emit(text)
+    else:
+        try:
+            output.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from None
+
+
+def failing_findings(doc: dict[str, Any], fail_on: list[FailOn]) -> list[str]:
+    """Which ``--fail-on`` selections the report triggers."""
+    hits = []
+    if FailOn.conflict in fail_on and (
+        doc["conflicts"] or any(r["outcome"] != "commits" for r in doc["races"])
+    ):
+        hits.append("conflict")
+    if FailOn.anomaly in fail_on and any(a["severity"] != "info" for a in doc["anomalies"]):
+        hits.append("anomaly")
+    if FailOn.disagreement in fail_on and any(d["code"] == "W401" for d in doc["diagnostics"]):
+        hits.append("disagreement")
+    return hits
+
+
+@app.command()
+def rules(
+    code: Annotated[
+        str | None, typer.Argument(help="A rule code such as DC010; all rules when omitted.")
+    ] = None,
+) -> None:
+    """Document the conflict rules (Delta's checks, in Delta's order)."""
+    from deltaforensics.conflicts.registry import RULES, rule_by_code  # noqa: PLC0415
+
+    if code is None:
+        for rule in RULES:
+            _emit(f"{rule.code}  {rule.name:<26} {rule.exception}")
+        return
+    try:
+        rule = rule_by_code(code)
+    except KeyError as exc:
+        raise UsageError(str(exc.args[0])) from None
+    _emit(f"# {rule.code} {rule.name} ({rule.exception})\n{rule.doc.strip()}")
+
+
 def _warn(diagnostics: list[dict[str, Any]]) -> None:
     if STATE.quiet:
         return
@@ -167,11 +301,14 @@ def _warn(diagnostics: list[dict[str, Any]]) -> None:
 
 
 def _redact(text: str) -> str:
-    try:
-        from deltaforensics.log.options import redact  # noqa: PLC0415
-    except ImportError:  # pragma: no cover - options ships with the package
-        return text
-    return redact(text, STATE.secrets)
+    """Remove every secret the user gave us (options, options file, environment)."""
+    import os  # noqa: PLC0415
+
+    from deltaforensics.log.options import redact, secret_values, storage_options_from_env  # noqa: PLC0415
+
+    secrets = set(secret_values(storage_options_from_env(os.environ)))
+    secrets.update(s for s in STATE.secrets if s)
+    return redact(text, sorted(secrets))
 
 
 def main(argv: list[str] | None = None) -> int:

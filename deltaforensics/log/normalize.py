@@ -163,11 +163,17 @@ def _map_partition_values(
     schema = rows.schema.get(kind)
     fields = {f.name: f.dtype for f in schema.fields} if isinstance(schema, pl.Struct) else {}
     pv_type = fields.get("partitionValues")
-    col = pl.col(kind).struct.field("partitionValues")
-    if isinstance(pv_type, pl.List):
-        return partition_struct_from_map(col, partition_columns)
     if not partition_columns:
         return _no_partitions()
+    col = pl.col(kind).struct.field("partitionValues")
+    map_type = getattr(pl, "Map", None)
+    if map_type is not None and isinstance(
+        pv_type, map_type
+    ):  # polars >= 2 reads parquet maps natively
+        entries = pl.List(pl.Struct({"key": pl.String, "value": pl.String}))
+        return partition_struct_from_map(col.cast(entries), partition_columns)
+    if isinstance(pv_type, pl.List):
+        return partition_struct_from_map(col, partition_columns)
     if isinstance(pv_type, pl.Struct):
         names = {f.name for f in pv_type.fields}
         return pl.struct(

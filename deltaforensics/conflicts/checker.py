@@ -1,0 +1,191 @@
+"""Check a loser against its winners, in version order, rules in the profile's order.
+
+Delta throws the first failing check, so :attr:`Verdict.raised` is that finding; every other
+finding against the same winner is kept in :attr:`Verdict.findings` for investigators.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from deltaforensics.conflicts.profiles import Profile
+from deltaforensics.conflicts.registry import rule_by_code
+from deltaforensics.conflicts.rule import Finding, RuleContext
+from deltaforensics.model.ids import IsolationLevel
+from deltaforensics.predicates.ir import TRUE
+from deltaforensics.replay import Replay
+from deltaforensics.transactions import Transaction
+
+COMMITS = "commits"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Verdict:
+    loser: Transaction
+    profile: Profile
+    winners: tuple[int, ...]
+    outcome: str
+    winner_version: int | None = None
+    raised: Finding | None = None
+    findings: tuple[Finding, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    @property
+    def code(self) -> str | None:
+        return self.raised.code if self.raised else None
+
+    @property
+    def reason(self) -> str:
+        if self.raised:
+            return self.raised.reason
+        return "; ".join(self.notes) or "no rule fires against any winner"
+
+
+def check(
+    loser: Transaction,
+    winners: Sequence[Transaction],
+    *,
+    profile: Profile | None = None,
+    history: Replay | None = None,
+    overrides: dict[str, Any] | None = None,
+) -> Verdict:
+    prof = profile or loser.profile
+    order = [rule_by_code(c) for c in prof.rule_order]
+    versions = tuple(w.version for w in winners if w.version is not None)
+    skipped = unchecked(loser, prof, overrides or {})
+    if skipped and winners:
+        return Verdict(
+            loser=loser, profile=prof, winners=versions, outcome=COMMITS, notes=(skipped,)
+        )
+    for winner in winners:
+        ctx = RuleContext(
+            loser=loser,
+            winner=winner,
+            profile=prof,
+            history=history,
+            overrides=dict(overrides or {}),
+        )
+        found = [f for rule in order if (f := rule.check(ctx)) is not None]
+        if found:
+            return Verdict(
+                loser=loser,
+                profile=prof,
+                winners=versions,
+                outcome=found[0].exception,
+                winner_version=winner.version,
+                raised=found[0],
+                findings=tuple(found),
+            )
+    return Verdict(loser=loser, profile=prof, winners=versions, outcome=COMMITS)
+
+
+def unchecked(loser: Transaction, profile: Profile, overrides: dict[str, Any]) -> str | None:
+    """Why the engine would commit ``loser`` without running any conflict rule, or ``None``."""
+    if profile.engine == "delta-rs" and loser.read_version is not None and loser.read_version < 0:
+        return ("delta-rs does not check a table-creation race: it reloads the table at the "
+                "winner's version and writes its own create as the next version")  # fmt: skip
+    level = overrides.get("isolation", loser.isolation)
+    empty = (
+        loser.added.is_empty()
+        and loser.removed.is_empty()
+        and not (
+            loser.changes_metadata
+            or loser.changes_protocol
+            or loser.app_ids
+            or loser.domains
+            or loser.is_commit_large
+        )
+    )
+    if (
+        profile.engine in ("delta-spark", "databricks")
+        and empty
+        and level is not IsolationLevel.WRITE_SERIALIZABLE
+    ):
+        return (f"an empty transaction under {level.value} is not recorded at all "
+                "(skipRecordingEmptyCommits), so nothing is checked; only WriteSerializable "
+                "records, and checks, empty data-changing commits")  # fmt: skip
+    return None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Fragility:
+    change: str
+    outcome: str
+    winner_version: int | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Race:
+    """A committed transaction that was rebased over commits it did not read."""
+
+    verdict: Verdict
+    missing_winners: tuple[int, ...] = ()
+    fragile_under: tuple[Fragility, ...] = field(default=())
+
+    @property
+    def version(self) -> int:
+        assert self.verdict.loser.version is not None
+        return self.verdict.loser.version
+
+
+def find_races(
+    transactions: Sequence[Transaction], history: Replay, *, profile: Profile | None = None
+) -> list[Race]:
+    by_version = {t.version: t for t in transactions if t.version is not None}
+    races: list[Race] = []
+    for t in transactions:
+        v, rv = t.version, t.read_version
+        if v is None or rv is None or rv < 0 or rv >= v - 1:
+            continue
+        winners = [by_version[w] for w in range(rv + 1, v) if w in by_version]
+        missing = tuple(w for w in range(rv + 1, v) if w not in by_version)
+        prof = profile or t.profile
+        verdict = check(t, winners, profile=prof, history=history)
+        races.append(
+            Race(
+                verdict=verdict,
+                missing_winners=missing,
+                fragile_under=tuple(fragility(t, winners, prof, history, verdict)),
+            )
+        )
+    return races
+
+
+def fragility(
+    loser: Transaction,
+    winners: Sequence[Transaction],
+    profile: Profile,
+    history: Replay,
+    base: Verdict,
+) -> list[Fragility]:
+    """Single changes that would have flipped the outcome."""
+    if base.outcome != COMMITS:
+        return []
+    changes: list[tuple[str, dict[str, Any]]] = []
+    if loser.isolation is IsolationLevel.WRITE_SERIALIZABLE:
+        changes.append(("isolation=Serializable", {"isolation": IsolationLevel.SERIALIZABLE}))
+    elif loser.isolation is IsolationLevel.SERIALIZABLE:
+        changes.append(
+            ("isolation=WriteSerializable", {"isolation": IsolationLevel.WRITE_SERIALIZABLE})
+        )
+    if any(w.is_blind_append for w in winners):
+        changes.append(("winner-not-blind-append", {"winner_blind": False}))
+    if (
+        not loser.blind
+        and not loser.read_whole_table
+        and loser.read_predicate is not None
+        and loser.read_predicate != TRUE
+    ):
+        changes.append(("wider-predicate", {"read_predicate": TRUE}))
+    if profile.row_level_concurrency and (
+        loser.clustered or (loser.has_deletion_vectors and not loser.partition_columns)
+    ):
+        changes.append(("no-row-level-concurrency", {"row_level_concurrency": False}))
+    out = []
+    for name, overrides in changes:
+        v = check(loser, winners, profile=profile, history=history, overrides=overrides)
+        if v.outcome != COMMITS:
+            out.append(Fragility(change=name, outcome=v.outcome, winner_version=v.winner_version))
+    return out

@@ -1,0 +1,175 @@
+"""Rules, findings and the context a rule sees (one loser checked against one winner)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import polars as pl
+
+from deltaforensics.conflicts.profiles import Profile
+from deltaforensics.model.ids import IsolationLevel
+from deltaforensics.model.schemas import PARTITION_VALUES
+from deltaforensics.predicates.ir import Predicate
+from deltaforensics.predicates.stats import may_match_stats
+from deltaforensics.predicates.to_polars import to_polars
+from deltaforensics.replay import Replay
+from deltaforensics.transactions import Transaction
+
+MAX_LISTED = 20
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Finding:
+    code: str
+    exception: str
+    reason: str
+    files: tuple[str, ...] = ()
+    partitions: tuple[dict[str, str | None], ...] = ()
+    confidence: str = "high"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Rule:
+    code: str
+    name: str
+    exception: str
+    check: Callable[[RuleContext], Finding | None]
+    doc: str
+    status: str = "stable"
+    since: str = "0.1.0"
+    suggests: tuple[str, ...] = ()
+
+
+@dataclass
+class RuleContext:
+    """One loser against one winner, with the history to look up files at the read version."""
+
+    loser: Transaction
+    winner: Transaction
+    profile: Profile
+    history: Replay | None = None
+    overrides: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def isolation(self) -> IsolationLevel:
+        level = self.overrides.get("isolation")
+        return level if isinstance(level, IsolationLevel) else self.loser.isolation
+
+    @property
+    def winner_blind(self) -> bool:
+        if "winner_blind" in self.overrides:
+            return bool(self.overrides["winner_blind"])
+        return self.winner.is_blind_append is True
+
+    @property
+    def read_predicate(self) -> Predicate | None:
+        value = self.overrides.get("read_predicate", self.loser.read_predicate)
+        return value if value is None or not isinstance(value, bool) else None
+
+    @property
+    def read_whole_table(self) -> bool:
+        return bool(self.overrides.get("read_whole_table", self.loser.read_whole_table))
+
+    @property
+    def row_level_concurrency(self) -> bool:
+        """Databricks RLC: DV tables without partitions, or liquid tables (semantics doc §E)."""
+        if "row_level_concurrency" in self.overrides:
+            return bool(self.overrides["row_level_concurrency"])
+        lo = self.loser
+        return self.profile.row_level_concurrency and (
+            (lo.has_deletion_vectors and not lo.partition_columns) or lo.clustered
+        )
+
+    def partition_match(self, files: pl.DataFrame, predicate: Predicate) -> pl.DataFrame:
+        if files.is_empty():
+            return files
+        expr = to_polars(
+            predicate,
+            name_map=self.loser.physical_names,
+            types=self.loser.column_types,
+            fields=_struct_fields(files),
+        )
+        return files.filter(expr)
+
+    def stats_match(self, files: pl.DataFrame, predicate: Predicate) -> pl.DataFrame:
+        if files.is_empty():
+            return files
+        expr = may_match_stats(
+            predicate,
+            self.loser.partition_columns,
+            name_map=self.loser.physical_names,
+            types=self.loser.column_types,
+            fields=_struct_fields(files),
+        )
+        return files.filter(expr)
+
+    @cached_property
+    def read_files(self) -> pl.DataFrame | None:
+        """Files the loser read at its read version; ``None`` when that snapshot is not retained."""
+        lo = self.loser
+        removed = lo.removed
+        if lo.blind or not lo.registers_read_files:
+            return removed.clear()
+        if lo.operation == "OPTIMIZE" and self.profile.engine != "delta-rs":
+            return removed  # OPTIMIZE tracks exactly the files it compacts
+        history = self.history
+        rv = lo.read_version
+        if (
+            history is None
+            or rv is None
+            or rv < max(history.frames.base_version, 0)
+            or rv > history.end_version
+        ):
+            return None
+        live = history.live_files(rv)
+        pred = self.read_predicate
+        if self.profile.engine == "delta-rs":
+            full = lo.full_predicate
+            if full is not None and not self.read_whole_table:
+                live = self.stats_match(live, full)
+        elif pred is not None and not self.read_whole_table and lo.partition_columns:
+            live = self.partition_match(live, pred)
+        cols = [c for c in removed.columns if c in live.columns]
+        return pl.concat([live.select(cols), removed.select(cols)], how="vertical").unique(
+            "path", keep="first"
+        )
+
+
+def _struct_fields(files: pl.DataFrame) -> list[str]:
+    pv_type = files.schema.get(PARTITION_VALUES)
+    return [f.name for f in pv_type.fields] if isinstance(pv_type, pl.Struct) else []
+
+
+def partitions_of(files: pl.DataFrame, loser: Transaction) -> tuple[dict[str, str | None], ...]:
+    """Distinct partition values (logical names) of some files, for hints."""
+    if files.is_empty() or not loser.partition_columns or PARTITION_VALUES not in files.columns:
+        return ()
+    pv_type = files.schema[PARTITION_VALUES]
+    names = {f.name for f in pv_type.fields} if isinstance(pv_type, pl.Struct) else set()
+    exprs = []
+    for logical in loser.partition_columns:
+        physical = loser.physical_names.get(logical, logical)
+        src = physical if physical in names else logical if logical in names else None
+        exprs.append(
+            (pl.col(PARTITION_VALUES).struct.field(src) if src else pl.lit(None, pl.String)).alias(
+                logical
+            )
+        )
+    rows = files.select(exprs).unique(maintain_order=True).head(MAX_LISTED).to_dicts()
+    return tuple(rows)
+
+
+def hint(partitions: tuple[dict[str, str | None], ...]) -> str:
+    if not partitions:
+        return ""
+    first = partitions[0]
+    return (
+        "[" + ", ".join(f"{k}={'null' if v in (None, '') else v}" for k, v in first.items()) + "]"
+    )
+
+
+def paths(files: pl.DataFrame) -> tuple[str, ...]:
+    return tuple(files["path"].head(MAX_LISTED).to_list()) if files.height else ()

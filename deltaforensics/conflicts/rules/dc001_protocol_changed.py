@@ -1,0 +1,66 @@
+"""
+## What it detects
+The winning commit changed the protocol in a way the current transaction cannot adopt.
+
+## Why Delta raises it
+Delta-Spark fails when both commits carry a `protocol` action (also two writers creating the same
+table at version 0), or when the winner drops features the current transaction read. delta-rs
+fails when both carry a protocol, or the winner needs a higher reader or lower writer version.
+
+## Example
+    v3  SET TBLPROPERTIES delta.enableDeletionVectors=true  (protocol 3/7)
+    v4  delta-rs append, read at v2                           -> DC001 (delta-rs)
+    v0  writer A creates the table; writer B also creates v0  -> DC001 "empty directory"
+
+## How to avoid it
+- Create the table and upgrade features before starting concurrent writers.
+
+## Delta source
+`ConflictChecker.checkProtocolCompatibility`; delta-rs `conflict_checker.rs` protocol check.
+"""
+
+from __future__ import annotations
+
+from deltaforensics.conflicts.rule import Finding, Rule, RuleContext
+
+
+def check(ctx: RuleContext) -> Finding | None:
+    w, lo = ctx.winner, ctx.loser
+    if not w.changes_protocol:
+        return None
+    if lo.changes_protocol:
+        extra = (
+            " (both created the table: multiple writers in an empty directory)"
+            if w.version == 0
+            else ""
+        )
+        return Finding(
+            code="DC001",
+            exception="ProtocolChangedException",
+            reason=f"v{w.version} ({w.operation}) and this transaction both change the protocol{extra}",
+        )
+    if ctx.profile.engine == "delta-rs":
+        return Finding(
+            code="DC001",
+            exception="ProtocolChangedException",
+            reason=f"v{w.version} ({w.operation}) changed the protocol; delta-rs fails when the winner "
+            "raises the reader version or lowers the writer version",
+            confidence="medium",
+        )
+    if w.protocol_drops_features:
+        return Finding(
+            code="DC001",
+            exception="ProtocolChangedException",
+            reason=f"v{w.version} ({w.operation}) dropped table features this transaction read",
+        )
+    return None
+
+
+RULE = Rule(
+    code="DC001",
+    name="protocol-changed",
+    exception="ProtocolChangedException",
+    check=check,
+    doc=__doc__ or "",
+    suggests=("schedule",),
+)

@@ -1,0 +1,89 @@
+"""
+## What it detects
+The winning commit changed table metadata (schema, partitioning, properties) that the current
+transaction did not see.
+
+## Why Delta raises it
+A transaction's plan and file layout depend on the metadata it read. Delta-Spark ≥ 4.1 lets a
+small allow-list of property changes pass (enabling deletion vectors, row tracking, in-commit
+timestamps, column mapping none→name; each only in that direction, so disabling fails) when
+the current transaction changes no metadata itself; ≥ 3.3 tolerates identity high-water-mark
+updates. Everything else, and every metadata change on
+delta-rs, fails.
+
+## Example
+    v11 ALTER TABLE ADD COLUMNS
+    v12 INSERT, read at v10   -> DC002 MetadataChangedException
+
+## How to avoid it
+- Run DDL and property changes outside the windows in which writers run.
+
+## Delta source
+`ConflictChecker.checkNoMetadataUpdates` / `attemptToResolveMetadataConflicts`.
+"""
+
+from __future__ import annotations
+
+from deltaforensics.conflicts.rule import Finding, Rule, RuleContext
+from deltaforensics.transactions import Transaction
+
+# Allow-listed keys (≥ 4.1) and the changes Delta accepts for each: None = any value,
+# "new" = only newly added, otherwise the only value it may be set to.
+ALLOWED: dict[str, str | None] = {
+    "delta.enableRowTracking": "true", "delta.enableDeletionVectors": "true",
+    "delta.checkpointPolicy": "v2", "delta.enableInCommitTimestamps": "true",
+    "delta.inCommitTimestampEnablementVersion": "new", "delta.inCommitTimestampEnablementTimestamp": "new",
+    "delta.columnMapping.mode": "name", "delta.columnMapping.maxColumnId": None,
+    "delta.rowTracking.materializedRowIdColumnName": None,
+    "delta.rowTracking.materializedRowCommitVersionColumnName": None,
+}  # fmt: skip
+
+
+def check(ctx: RuleContext) -> Finding | None:
+    w, lo, profile = ctx.winner, ctx.loser, ctx.profile
+    if not w.changes_metadata:
+        return None
+    what = ", ".join(w.metadata_change_keys[:5]) or "schema or layout"
+    if lo.changes_metadata:
+        return _fail(w, f"v{w.version} ({w.operation}) and this transaction both change metadata")
+    if profile.engine in ("delta-spark", "databricks"):
+        if w.identity_only_metadata and profile.identity_tolerance:
+            return None  # OSS >= 3.3; Databricks documents no concurrency on identity tables
+        if (
+            profile.metadata_allow_list
+            and not w.metadata_change_other
+            and w.metadata_change_keys
+            and all(_allowed(w, k) for k in w.metadata_change_keys)
+        ):
+            return None
+    return _fail(w, f"v{w.version} ({w.operation}) changed table metadata ({what})")
+
+
+def _allowed(w: Transaction, key: str) -> bool:
+    if key not in ALLOWED:
+        return False
+    if key not in w.metadata_change_values:
+        return True  # values not known (a reconstructed attempt): judge by the key alone
+    before, after = w.metadata_change_values[key]
+    want = ALLOWED[key]
+    if want is None:
+        return True
+    if want == "new":
+        return before is None
+    if key == "delta.columnMapping.mode" and (before or "none").lower() != "none":
+        return False
+    return (after or "").strip().lower() == want
+
+
+def _fail(_winner: object, reason: str) -> Finding:
+    return Finding(code="DC002", exception="MetadataChangedException", reason=reason)
+
+
+RULE = Rule(
+    code="DC002",
+    name="metadata-changed",
+    exception="MetadataChangedException",
+    check=check,
+    doc=__doc__ or "",
+    suggests=("schedule",),
+)

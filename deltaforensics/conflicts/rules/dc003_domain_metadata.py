@@ -1,0 +1,44 @@
+"""
+## What it detects
+Both commits write the same metadata domain (for example `delta.clustering`).
+
+## Why Delta raises it
+Domain metadata is table-level state; two writers setting one domain cannot both be right.
+`delta.rowTracking` is merged instead of failing.
+
+## Example
+    v7  ALTER TABLE CLUSTER BY (a)      writes domain delta.clustering
+    v8  ALTER TABLE CLUSTER BY (b), read at v6 -> DC003 ConcurrentTransactionException
+
+## How to avoid it
+- Serialise the jobs that change clustering or other domains.
+
+## Delta source
+`ConflictChecker.checkIfDomainMetadataConflict`.
+"""
+
+from __future__ import annotations
+
+from deltaforensics.conflicts.rule import Finding, Rule, RuleContext
+
+
+def check(ctx: RuleContext) -> Finding | None:
+    common = (ctx.winner.domains & ctx.loser.domains) - {"delta.rowTracking"}
+    if not common:
+        return None
+    domain = sorted(common)[0]
+    return Finding(
+        code="DC003",
+        exception="ConcurrentTransactionException",
+        reason=f"A conflicting metadata domain {domain} is added (v{ctx.winner.version} wrote it too)",
+    )
+
+
+RULE = Rule(
+    code="DC003",
+    name="domain-metadata-conflict",
+    exception="ConcurrentTransactionException",
+    check=check,
+    doc=__doc__ or "",
+    suggests=("schedule",),
+)

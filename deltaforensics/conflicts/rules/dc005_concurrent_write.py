@@ -1,0 +1,43 @@
+"""
+## What it detects
+A RESTORE, CLONE or CONVERT found any newer commit: these commit without conflict resolution.
+
+## Why Delta raises it
+They use `commitLarge`, which writes its version with put-if-absent and never rebases; any
+winner makes it throw `ConcurrentWriteException` with the winner's commitInfo.
+
+## Example
+    v31 INSERT
+    v32 RESTORE TABLE t TO VERSION AS OF 20, read at v30 -> DC005
+
+## How to avoid it
+- Run RESTORE/CLONE while no other writer commits.
+
+## Delta source
+`OptimisticTransaction.commitLarge`.
+"""
+
+from __future__ import annotations
+
+from deltaforensics.conflicts.rule import Finding, Rule, RuleContext
+
+
+def check(ctx: RuleContext) -> Finding | None:
+    if not ctx.loser.is_commit_large:
+        return None
+    return Finding(
+        code="DC005",
+        exception="ConcurrentWriteException",
+        reason=f"{ctx.loser.operation} does no conflict resolution; v{ctx.winner.version} "
+        f"({ctx.winner.operation}) committed first",
+    )
+
+
+RULE = Rule(
+    code="DC005",
+    name="concurrent-write",
+    exception="ConcurrentWriteException",
+    check=check,
+    doc=__doc__ or "",
+    suggests=("schedule",),
+)

@@ -1,0 +1,97 @@
+"""
+## What it detects
+A winning commit added files that match what the current transaction read.
+
+## Why Delta raises it
+The current result may depend on rows it never saw. Under Serializable every winner add counts;
+under WriteSerializable only adds of winners not marked `isBlindAppend=true` — unless the current
+transaction changes metadata. OPTIMIZE output counts (its commit is not a blind append). On an
+unpartitioned or liquid table any such add matches any reader (no partition precision). delta-rs
+matches with partition values and min/max stats; a delta-rs transaction without a predicate
+never gets this conflict.
+
+## Example
+    v11  WRITE  blind append  add date=2024-01-02/part-0.parquet
+    v12  MERGE  read_version=10, reads date = '2024-01-02', Serializable   -> DC010
+    (the same pair under WriteSerializable commits cleanly)
+
+## How to avoid it
+- Partition so the read predicate prunes the winner's files; put literal partition conjuncts
+  in MERGE ON / DELETE WHERE (`whatif --partition-by`, `--explicit-merge-predicates`).
+- Keep concurrent writers blind appends and use WriteSerializable (`whatif --isolation`).
+
+## Delta source
+`ConflictChecker.checkForAddedFilesThatShouldHaveBeenReadByCurrentTxn`.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from deltaforensics.conflicts.rule import Finding, Rule, RuleContext, hint, partitions_of, paths
+from deltaforensics.conflicts.rules._shared import databricks_tolerates
+from deltaforensics.model.ids import IsolationLevel
+from deltaforensics.model.schemas import PARTITION_VALUES
+
+
+def check(ctx: RuleContext) -> Finding | None:
+    w, lo, profile = ctx.winner, ctx.loser, ctx.profile
+    adds = w.added
+    if not profile.checks_added_files or adds.is_empty() or lo.blind:
+        return None
+    iso = ctx.isolation
+    if iso is IsolationLevel.SNAPSHOT_ISOLATION:
+        return None
+    if iso is IsolationLevel.WRITE_SERIALIZABLE and ctx.winner_blind and not lo.changes_metadata:
+        return None
+    if databricks_tolerates(ctx):
+        return None
+    confidence = lo.confidence
+    if profile.engine == "delta-rs":
+        if ctx.read_whole_table:
+            hits = adds
+        elif lo.full_predicate is None:
+            return None
+        else:
+            hits = ctx.stats_match(adds, lo.full_predicate)
+    else:
+        pred = ctx.read_predicate
+        if pred is None:
+            return None
+        if lo.dynamic_partition_overwrite and lo.partition_columns:
+            written = lo.added.select(PARTITION_VALUES).unique()
+            hits = adds.join(written, on=PARTITION_VALUES, how="semi")
+        elif ctx.read_whole_table or not lo.partition_columns:
+            hits = adds
+        else:
+            hits = ctx.partition_match(adds, pred)
+    if hits.is_empty():
+        return None
+    parts = partitions_of(hits, lo)
+    where = f"partition {hint(parts)}" if parts else "the root of the table"
+    blind_note = (
+        ""
+        if w.is_blind_append is not None
+        else " (winner recorded no isBlindAppend, so its adds count as changed data)"
+    )
+    return Finding(
+        code="DC010",
+        exception="ConcurrentAppendException",
+        reason=f"v{w.version} ({w.operation}) added {hits.height} file(s) to {where} that this "
+        f"transaction read under {iso.value}{blind_note}",
+        files=paths(hits),
+        partitions=parts,
+        confidence=confidence,
+    )
+
+
+RULE = Rule(
+    code="DC010",
+    name="concurrent-append",
+    exception="ConcurrentAppendException",
+    check=check,
+    doc=__doc__ or "",
+    suggests=("partition-by", "isolation", "explicit-merge-predicates"),
+)
+
+__all__ = ["RULE", "pl"]

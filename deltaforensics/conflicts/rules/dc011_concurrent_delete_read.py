@@ -1,0 +1,75 @@
+"""
+## What it detects
+A winning commit removed a file that the current transaction read.
+
+## Why Delta raises it
+What the current transaction computed from that file may no longer be true. Any winner remove
+counts when the current transaction read the whole table. Delta-Spark compares paths only and
+ignores `dataChange`; delta-rs (≥ python-v1.3.0) ignores `dataChange=false` removes and counts
+every file of its snapshot as read when it has no predicate (plain appends, OPTIMIZE).
+
+## Example
+    v8  DELETE WHERE date = '2024-01-02'          removes date=2024-01-02/a.parquet
+    v9  MERGE ON t.id = s.id (no literal), read at v7 -> DC011 ConcurrentDeleteReadException
+
+## How to avoid it
+- Tighter predicates with literal partition conjuncts; schedule OPTIMIZE apart from DML.
+
+## Delta source
+`ConflictChecker.checkForDeletedFilesAgainstCurrentTxnReadFiles`.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from deltaforensics.conflicts.rule import Finding, Rule, RuleContext, hint, partitions_of, paths
+from deltaforensics.conflicts.rules._shared import databricks_tolerates, winner_removes
+
+
+def check(ctx: RuleContext) -> Finding | None:
+    w, lo = ctx.winner, ctx.loser
+    if not ctx.profile.checks_read_files or lo.blind:
+        return None
+    removes = winner_removes(ctx)
+    if removes.is_empty() or databricks_tolerates(ctx):
+        return None
+    if ctx.read_whole_table:
+        return Finding(
+            code="DC011",
+            exception="ConcurrentDeleteReadException",
+            reason=f"v{w.version} ({w.operation}) removed {removes.height} file(s) (for example "
+            f"{removes['path'][0]}) and this transaction read the whole table",
+            files=paths(removes),
+        )
+    read = ctx.read_files
+    confidence = lo.confidence
+    if read is None:
+        read = lo.removed
+        confidence = "low"
+    if read.is_empty():
+        return None
+    hits = removes.filter(pl.col("path").is_in(read["path"].implode()))
+    if hits.is_empty():
+        return None
+    parts = partitions_of(hits, lo)
+    where = f" in partition {hint(parts)}" if parts else ""
+    return Finding(
+        code="DC011",
+        exception="ConcurrentDeleteReadException",
+        reason=f"v{w.version} ({w.operation}) removed {hits.height} file(s) this transaction read "
+        f"(for example {hits['path'][0]}{where})",
+        files=paths(hits),
+        partitions=parts,
+        confidence="medium" if confidence == "high" and lo.operation != "OPTIMIZE" else confidence,
+    )
+
+
+RULE = Rule(
+    code="DC011",
+    name="concurrent-delete-read",
+    exception="ConcurrentDeleteReadException",
+    check=check,
+    doc=__doc__ or "",
+    suggests=("partition-by", "explicit-merge-predicates", "schedule"),
+)

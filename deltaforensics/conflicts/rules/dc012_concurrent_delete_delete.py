@@ -1,0 +1,60 @@
+"""
+## What it detects
+Both commits removed the same file.
+
+## Why Delta raises it
+Two transactions rewrote or deleted the same data; committing both would resurrect or
+duplicate rows. Delta-Spark compares paths only, regardless of `dataChange`. delta-rs
+≥ python-v1.3.0 skips `dataChange=false` removes here too (measured: two concurrent
+`optimize.compact()` both commit and duplicate data; field notes §3.3 O5), which is why
+anomaly AN001 exists. In Delta-Spark it mostly appears for
+writers that register no read files (dynamic partition overwrite), because the delete-read
+check runs first.
+
+## Example
+    v5  DELETE WHERE date = 'A'                     removes date=A/f.parquet
+    v6  INSERT OVERWRITE (dynamic) date=A, read at v4 -> DC012 ConcurrentDeleteDeleteException
+
+## How to avoid it
+- Serialise the writers that rewrite or overwrite the same partitions.
+
+## Delta source
+`ConflictChecker.checkForDeletedFilesAgainstCurrentTxnDeletedFiles`.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from deltaforensics.conflicts.rule import Finding, Rule, RuleContext, hint, partitions_of, paths
+from deltaforensics.conflicts.rules._shared import databricks_tolerates, winner_removes
+
+
+def check(ctx: RuleContext) -> Finding | None:
+    w, lo = ctx.winner, ctx.loser
+    removes = winner_removes(ctx)
+    if removes.is_empty() or lo.removed.is_empty() or databricks_tolerates(ctx):
+        return None
+    hits = removes.filter(pl.col("path").is_in(lo.removed["path"].implode()))
+    if hits.is_empty():
+        return None
+    parts = partitions_of(hits, lo)
+    where = f" in partition {hint(parts)}" if parts else ""
+    return Finding(
+        code="DC012",
+        exception="ConcurrentDeleteDeleteException",
+        reason=f"v{w.version} ({w.operation}) and this transaction both removed {hits.height} "
+        f"file(s) (for example {hits['path'][0]}{where})",
+        files=paths(hits),
+        partitions=parts,
+    )
+
+
+RULE = Rule(
+    code="DC012",
+    name="concurrent-delete-delete",
+    exception="ConcurrentDeleteDeleteException",
+    check=check,
+    doc=__doc__ or "",
+    suggests=("schedule",),
+)

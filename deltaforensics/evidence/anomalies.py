@@ -1,0 +1,304 @@
+"""Anomalies visible in the log alone: each a value with a code, documented like a rule.
+
+| code | kind | what it means |
+| --- | --- | --- |
+| AN001 | duplicate-remove | the same path removed in two versions: two writers both rewrote it, so their outputs are both live (data duplicated — concurrent delta-rs OPTIMIZE does this) |
+| AN002 | lost-overwrite | a full overwrite left alive files added after its read snapshot (delta-rs stale overwrite) |
+| AN003 | read-version-not-before-version | ``readVersion >= version``: impossible for a real rebase; the field was forged or corrupt |
+| AN004 | metadata-change-during-race | a metadata change landed while other writers were racing |
+| AN005 | unmarked-append-vs-spark-reader | appends from writers that do not mark blind appends (delta-rs, Kernel) raced Spark readers: they count as changed data even under WriteSerializable |
+| AN006 | isolation-level-ignored | ``delta.isolationLevel`` has a value the writing engine does not parse (e.g. ``WriteSerializable`` for delta-rs) |
+| AN007 | duplicate-app-id | one streaming app id committed by two writers (two query instances, or a reused checkpoint) |
+| AN008 | commit-gap | commits missing from the retained log |
+| AN009 | forgeable-provenance | commitInfo fields a writer lets callers set (delta-rs custom metadata): provenance is low confidence |
+
+Sources: semantics doc key findings 5 and 10, §A.9; field notes §3.3 (O5, 8b) and §3.4.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import polars as pl
+
+from deltaforensics.conflicts.profiles import parse_isolation
+from deltaforensics.replay import Replay
+from deltaforensics.transactions import Transaction
+
+SPARK_ENGINES = frozenset({"delta-spark", "databricks"})
+FORGEABLE = (
+    "readVersion",
+    "isolationLevel",
+    "isBlindAppend",
+    "userName",
+    "userId",
+    "job",
+    "notebook",
+)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Anomaly:
+    code: str
+    kind: str
+    severity: str
+    versions: tuple[int, ...]
+    files: tuple[str, ...]
+    reason: str
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "code": self.code,
+            "kind": self.kind,
+            "severity": self.severity,
+            "versions": list(self.versions),
+            "files": list(self.files),
+            "reason": self.reason,
+        }
+
+
+def find_anomalies(txns: Sequence[Transaction], rep: Replay) -> list[Anomaly]:
+    out: list[Anomaly] = []
+    out += duplicate_removes(rep)
+    out += lost_overwrites(txns, rep)
+    out += impossible_read_versions(txns)
+    out += metadata_changes_during_races(txns)
+    out += unmarked_appends_vs_spark(txns)
+    out += ignored_isolation_levels(txns, rep)
+    out += duplicate_app_ids(txns)
+    out += commit_gaps(rep)
+    out += forgeable_provenance(txns)
+    return sorted(out, key=lambda a: (a.versions[:1] or (-1,), a.code))
+
+
+def duplicate_removes(rep: Replay) -> list[Anomaly]:
+    removes = rep.frames.files.filter(
+        (pl.col("action") == "remove") & (pl.col("source") == "commit")
+    )
+    if removes.is_empty():
+        return []
+    keyed = removes.group_by("path", "dv_id").agg(
+        pl.col("version").unique().sort().alias("versions")
+    )
+    dup = keyed.filter(pl.col("versions").list.len() > 1)
+    out: list[Anomaly] = []
+    by_versions: dict[tuple[int, ...], list[str]] = {}
+    for path, versions in dup.select("path", "versions").iter_rows():
+        by_versions.setdefault(tuple(versions), []).append(path)
+    for versions, paths in sorted(by_versions.items()):
+        out.append(
+            Anomaly(
+                code="AN001",
+                kind="duplicate-remove",
+                severity="error",
+                versions=versions,
+                files=tuple(sorted(paths)[:20]),
+                reason=f"{len(paths)} file(s) removed again in v{versions[-1]} after v{versions[0]} already "
+                "removed them: both commits' replacement files are live, so their rows are duplicated "
+                "(concurrent OPTIMIZE on delta-rs produces exactly this)",
+            )
+        )
+    return out
+
+
+def lost_overwrites(txns: Sequence[Transaction], rep: Replay) -> list[Anomaly]:
+    out: list[Anomaly] = []
+    for t in txns:
+        if (
+            t.version is None
+            or t.operation != "WRITE"
+            or str(t.parameters.get("mode", "")).lower() != "overwrite"
+        ):
+            continue
+        if t.parameters.get("predicate") not in (None, "", "[]"):
+            continue
+        survivors = rep.live_files(t.version).filter(pl.col("added_version") < t.version)
+        if survivors.is_empty():
+            continue
+        out.append(
+            Anomaly(
+                code="AN002",
+                kind="lost-overwrite",
+                severity="error",
+                versions=tuple(sorted({t.version, *survivors["added_version"].to_list()})),
+                files=tuple(survivors["path"].head(20).to_list()),
+                reason=f"full overwrite v{t.version} left {survivors.height} older file(s) alive: they were "
+                "added after the snapshot it overwrote, so the overwrite did not replace them",
+            )
+        )
+    return out
+
+
+def impossible_read_versions(txns: Sequence[Transaction]) -> list[Anomaly]:
+    return [
+        Anomaly(
+            code="AN003",
+            kind="read-version-not-before-version",
+            severity="warning",
+            versions=(t.version,),
+            files=(),
+            reason=f"v{t.version} records readVersion {t.read_version}: a transaction cannot read its own "
+            "or a later version; the field was set by a caller or is corrupt",
+        )
+        for t in txns
+        if t.version is not None and t.read_version is not None and t.read_version >= t.version
+    ]
+
+
+def metadata_changes_during_races(txns: Sequence[Transaction]) -> list[Anomaly]:
+    out: list[Anomaly] = []
+    for t in txns:
+        if t.version is None or t.read_version is None or t.read_version >= t.version - 1:
+            continue
+        changed = [
+            w
+            for w in txns
+            if w.version is not None
+            and t.read_version < w.version < t.version
+            and w.changes_metadata
+        ]
+        if changed:
+            out.append(
+                Anomaly(
+                    code="AN004",
+                    kind="metadata-change-during-race",
+                    severity="warning",
+                    versions=(t.version, *(w.version for w in changed if w.version is not None)),
+                    files=(),
+                    reason=f"v{t.version} was rebased over metadata change(s) "
+                    f"{', '.join(f'v{w.version} ({w.operation})' for w in changed)}; concurrent writers fail "
+                    "with MetadataChangedException unless the change is allow-listed",
+                )
+            )
+    return out
+
+
+def unmarked_appends_vs_spark(txns: Sequence[Transaction]) -> list[Anomaly]:
+    out: list[Anomaly] = []
+    by_version = {t.version: t for t in txns if t.version is not None}
+    for t in txns:
+        if t.version is None or t.profile.engine not in SPARK_ENGINES or t.blind:
+            continue
+        if t.read_version is None or t.read_version >= t.version - 1:
+            continue
+        unmarked = [
+            w
+            for v in range(t.read_version + 1, t.version)
+            if (w := by_version.get(v)) is not None
+            and w.profile.engine in ("delta-rs", "kernel")
+            and w.added.height
+            and not w.removed.height
+            and w.is_blind_append is not True
+        ]
+        if unmarked:
+            out.append(
+                Anomaly(
+                    code="AN005",
+                    kind="unmarked-append-vs-spark-reader",
+                    severity="warning",
+                    versions=(t.version, *(w.version for w in unmarked if w.version is not None)),
+                    files=(),
+                    reason=f"{', '.join(f'v{w.version} ({w.profile.engine})' for w in unmarked)} appended "
+                    f"without isBlindAppend=true while Spark v{t.version} ({t.operation}) was running: Spark "
+                    "counts such adds as changed data, so they conflict even under WriteSerializable",
+                )
+            )
+    return out
+
+
+def ignored_isolation_levels(txns: Sequence[Transaction], rep: Replay) -> list[Anomaly]:
+    out: list[Anomaly] = []
+    seen: set[tuple[str, str]] = set()
+    for t in txns:
+        if t.version is None:
+            continue
+        value = rep.metadata_at(t.version).configuration.get("delta.isolationLevel")
+        if value is None or (t.profile.engine, value) in seen:
+            continue
+        if parse_isolation(value, t.profile) is None:
+            seen.add((t.profile.engine, value))
+            out.append(
+                Anomaly(
+                    code="AN006",
+                    kind="isolation-level-ignored",
+                    severity="warning",
+                    versions=(t.version,),
+                    files=(),
+                    reason=f"delta.isolationLevel={value!r} is not a value {t.profile.engine} parses "
+                    f"(first writer affected: v{t.version}); it runs with its default "
+                    f"{t.profile.default_isolation.value} instead",
+                )
+            )
+    return out
+
+
+def duplicate_app_ids(txns: Sequence[Transaction]) -> list[Anomaly]:
+    out: list[Anomaly] = []
+    writers: dict[str, dict[str, list[int]]] = {}
+    for t in txns:
+        if t.version is None:
+            continue
+        who = t.writer
+        for app in t.app_ids:
+            writers.setdefault(app, {}).setdefault(who, []).append(t.version)
+    for app, by_writer in sorted(writers.items()):
+        if len(by_writer) > 1:
+            versions = tuple(sorted(v for vs in by_writer.values() for v in vs))
+            out.append(
+                Anomaly(
+                    code="AN007",
+                    kind="duplicate-app-id",
+                    severity="error",
+                    versions=versions,
+                    files=(),
+                    reason=f"app id {app!r} was committed by {len(by_writer)} different writers "
+                    f"({', '.join(sorted(by_writer))}): two instances of one streaming query or a shared txnAppId",
+                )
+            )
+    return out
+
+
+def commit_gaps(rep: Replay) -> list[Anomaly]:
+    versions = list(rep.frames.commit_versions)
+    if not versions:
+        return []
+    missing = sorted(set(range(versions[0], versions[-1] + 1)) - set(versions))
+    if not missing:
+        return []
+    return [
+        Anomaly(
+            code="AN008",
+            kind="commit-gap",
+            severity="warning",
+            versions=tuple(missing),
+            files=(),
+            reason=f"{len(missing)} commit file(s) missing inside the retained log",
+        )
+    ]
+
+
+def forgeable_provenance(txns: Sequence[Transaction]) -> list[Anomaly]:
+    flagged = [
+        t
+        for t in txns
+        if t.version is not None
+        and t.profile.engine == "delta-rs"
+        and any(
+            k in t.commit_info
+            for k in ("isolationLevel", "isBlindAppend", "userName", "userId", "job", "notebook")
+        )
+    ]
+    if not flagged:
+        return []
+    return [
+        Anomaly(
+            code="AN009",
+            kind="forgeable-provenance",
+            severity="info",
+            versions=tuple(t.version for t in flagged if t.version is not None)[:50],
+            files=(),
+            reason="delta-rs writes caller-supplied custom metadata at the top level of commitInfo, so "
+            f"{', '.join(FORGEABLE)} in these commits are whatever the caller said: low confidence",
+        )
+    ]

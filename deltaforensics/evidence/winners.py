@@ -1,0 +1,261 @@
+"""From an exception text to the winning commit in the log, and a ``conflicts`` entry.
+
+The winner is found by, in order: the version the message names (era C and the JSON's
+``version``); the winner's ``txnId``; its ``timestamp`` + ``operation`` (+ ``readVersion``).
+delta-rs messages name nothing, so candidates are the commits of the right kind committed in a
+window before the time of the surrounding log line; how many remain is said, never hidden.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+
+from deltaforensics.transactions import Transaction
+
+EXCEPTION_CODES = {
+    "ConcurrentWriteException": "DC005",
+    "ProtocolChangedException": "DC001",
+    "MetadataChangedException": "DC002",
+    "ConcurrentTransactionException": "DC004",
+    "ConcurrentAppendException": "DC010",
+    "ConcurrentDeleteReadException": "DC011",
+    "ConcurrentDeleteDeleteException": "DC012",
+}
+WINDOW_MS = 15 * 60 * 1000  # a delta-rs retry loop and its winners fit in minutes
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WinnerMatch:
+    winner: Transaction | None
+    candidates: tuple[int, ...]
+    how: str
+    confidence: str
+
+
+def _could_cause(t: Transaction, exception: str) -> bool:
+    match exception:
+        case "ConcurrentAppendException":
+            return t.added.height > 0
+        case "ConcurrentDeleteReadException" | "ConcurrentDeleteDeleteException":
+            return t.removed.height > 0
+        case "MetadataChangedException":
+            return t.changes_metadata
+        case "ProtocolChangedException":
+            return t.changes_protocol
+        case "ConcurrentTransactionException":
+            return bool(t.app_ids or t.domains)
+        case _:
+            return True
+
+
+def match_winner(evidence: Any, txns: Sequence[Transaction], first_version: int) -> WinnerMatch:
+    by_version = {t.version: t for t in txns if t.version is not None}
+    commit: Mapping[str, Any] = evidence.conflicting_commit or {}
+    version = evidence.winner_version
+    if version is None and isinstance(commit.get("version"), int):
+        version = commit["version"]
+    if version is not None:
+        t = by_version.get(version)
+        if t is not None:
+            return WinnerMatch(
+                winner=t,
+                candidates=(version,),
+                how=f"the message names version {version}",
+                confidence="high",
+            )
+        where = (
+            "before the retained log starts"
+            if version < first_version
+            else "after the analysed log ends"
+        )
+        return WinnerMatch(
+            winner=None,
+            candidates=(),
+            how=f"version {version} is {where}: not found in the retained log",
+            confidence="low",
+        )
+    txn_id = evidence.txn_id or commit.get("txnId")
+    if txn_id:
+        hits = [t for t in txns if t.commit_info.get("txnId") == txn_id]
+        if hits:
+            return WinnerMatch(
+                winner=hits[0],
+                candidates=(hits[0].version or 0,),
+                how=f"txnId {txn_id}",
+                confidence="high",
+            )
+    ts = evidence.winner_timestamp or commit.get("timestamp")
+    op = (evidence.winner_operation or commit.get("operation") or "").upper()
+    if ts is not None:
+        hits = [
+            t
+            for t in txns
+            if t.commit_info.get("timestamp") == ts
+            and (not op or t.operation == op)
+            and (commit.get("readVersion") is None or t.read_version == commit.get("readVersion"))
+        ]
+        if len(hits) == 1:
+            return WinnerMatch(
+                winner=hits[0],
+                candidates=(hits[0].version or 0,),
+                how="timestamp and operation",
+                confidence="high",
+            )
+        if hits:
+            return WinnerMatch(
+                winner=None,
+                candidates=tuple(t.version or 0 for t in hits),
+                how="timestamp and operation match several commits",
+                confidence="medium",
+            )
+        return WinnerMatch(
+            winner=None,
+            candidates=(),
+            how="no commit with that timestamp and operation: not found in the retained log",
+            confidence="low",
+        )
+    observed = evidence.observed_at
+    kind_ok = [t for t in txns if t.version is not None and _could_cause(t, evidence.exception)]
+    if observed is not None:
+        window = [
+            t
+            for t in kind_ok
+            if (t.timestamp or 0) <= observed and (t.timestamp or 0) >= observed - WINDOW_MS
+        ]
+        window.sort(key=lambda t: observed - (t.timestamp or 0))
+        cands = tuple(t.version for t in window if t.version is not None)
+        if len(cands) == 1:
+            return WinnerMatch(
+                winner=window[0],
+                candidates=cands,
+                how="the only commit of that kind shortly before the error",
+                confidence="medium",
+            )
+        return WinnerMatch(
+            winner=window[0] if window else None,
+            candidates=cands,
+            how=f"{len(cands)} candidate commit(s) of that kind in the {WINDOW_MS // 60000} minutes before the error",
+            confidence="low",
+        )
+    cands = tuple(t.version for t in kind_ok[-10:] if t.version is not None)
+    return WinnerMatch(
+        winner=None,
+        candidates=cands,
+        how="the message names no winner and carries no time",
+        confidence="low",
+    )
+
+
+def files_in_partition(
+    frame: pl.DataFrame, partition: Mapping[str, str | None] | None, t: Transaction
+) -> pl.DataFrame:
+    if frame.is_empty() or not partition or not t.partition_columns:
+        return frame
+    pv = frame.schema.get("partition_values")
+    names = {f.name for f in pv.fields} if isinstance(pv, pl.Struct) else set()
+    cond = pl.lit(True)
+    for logical, value in partition.items():
+        physical = t.physical_names.get(logical, logical)
+        if physical not in names:
+            continue
+        col = pl.col("partition_values").struct.field(physical)
+        cond = cond & (
+            (col.is_null() | (col == "")) if value in (None, "", "null") else (col == value)
+        )
+    return frame.filter(cond)
+
+
+def conflict_entry(
+    evidence: Any, match: WinnerMatch, txns: Sequence[Transaction]
+) -> dict[str, Any]:
+    """A ``conflicts`` entry (source "error") for the report."""
+    w = match.winner
+    exception = evidence.exception
+    code = EXCEPTION_CODES.get(exception)
+    partition = evidence.partition
+    files: list[str] = []
+    partitions: list[dict[str, Any]] = [dict(partition)] if partition else []
+    if w is not None:
+        touched = w.added if exception == "ConcurrentAppendException" else w.removed
+        if exception in (
+            "MetadataChangedException",
+            "ProtocolChangedException",
+            "ConcurrentTransactionException",
+        ):
+            touched = touched.clear()
+        matched = files_in_partition(touched, partition, w)
+        files = (
+            matched["path"].head(20).to_list()
+            if matched.height
+            else ([evidence.file_path] if evidence.file_path else [])
+        )
+        who = f" by {w.who}" if w.who else ""
+        pred = w.parameters.get("predicate") or w.parameters.get("mergePredicate")
+        reason = (
+            f"{exception}: v{w.version} {w.operation}{who}"
+            + (f" with predicate {pred}" if pred else "")
+            + (
+                f" changed {len(files)} file(s) in partition {partition}"
+                if partition and files
+                else ""
+            )
+            + f" ({match.how}). {_rule_sentence(exception, evidence)}"
+        )
+    else:
+        if evidence.file_path:
+            files = [evidence.file_path]
+        reason = f"{exception}: winner {match.how}. {_rule_sentence(exception, evidence)}"
+    retry = later_retry(evidence, w, txns)
+    if retry is not None:
+        reason += f" A later commit by the same writer (v{retry.version}, {retry.operation}) shows its likely read set: {retry.read_reason}."
+    return {
+        "source": "error",
+        "loser": {"version": None, "statement": None, "read_version": None},
+        "winner_version": w.version if w is not None else None,
+        "candidates": list(match.candidates),
+        "exception": exception,
+        "code": code,
+        "reason": reason,
+        "partitions": partitions,
+        "files": files,
+        "confidence": match.confidence,
+    }
+
+
+def _rule_sentence(exception: str, evidence: Any) -> str:
+    where = f" in partition {evidence.partition}" if evidence.partition else ""
+    return {
+        "ConcurrentAppendException": f"The winner added files{where} that matched what the failed transaction read.",
+        "ConcurrentDeleteReadException": f"The winner removed a file{where} that the failed transaction had read.",
+        "ConcurrentDeleteDeleteException": f"Both removed the same file{where}.",
+        "MetadataChangedException": "The winner changed table metadata the failed transaction depended on.",
+        "ProtocolChangedException": "The winner changed the table protocol.",
+        "ConcurrentTransactionException": "The winner committed the same application transaction id (streaming query).",
+        "ConcurrentWriteException": "RESTORE/CLONE/CONVERT do no conflict resolution: any newer commit fails them.",
+    }.get(exception, "")
+
+
+def later_retry(
+    evidence: Any, winner: Transaction | None, txns: Sequence[Transaction]
+) -> Transaction | None:
+    """A later successful commit by the loser's writer, if the message identifies one."""
+    commit = evidence.conflicting_commit or {}
+    observed = evidence.observed_at
+    if observed is None or winner is None:
+        return None
+    later = [
+        t
+        for t in txns
+        if t.version is not None and (t.timestamp or 0) > observed and t.writer != winner.writer
+    ]
+    if not later:
+        return None
+    same_kind = [t for t in later if not t.blind and t.operation != "OPTIMIZE"]
+    del commit
+    return (
+        same_kind[0] if same_kind and (same_kind[0].timestamp or 0) - observed < WINDOW_MS else None
+    )

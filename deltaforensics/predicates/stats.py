@@ -1,0 +1,143 @@
+"""Could a file hold a row matching the predicate? The delta-rs profile of the read check.
+
+delta-rs tests a loser's read predicate against the winner's added files with partition values
+*and* min/max statistics (field notes 3.4), so it can accept pairs Delta-Spark rejects. This
+module answers the same question conservatively: the expression is FALSE only when partition
+values or statistics prove that no row of the file can satisfy the predicate; anything unknown
+(missing stats, untyped columns, Opaque leaves, truncated string maxima) means "may match".
+Only the statistics the predicate mentions are decoded from the JSON text.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+
+import polars as pl
+
+from deltaforensics.predicates.ir import (
+    And,
+    Column,
+    Compare,
+    FalseExpr,
+    In,
+    IsNull,
+    Literal,
+    Or,
+    Predicate,
+    TrueExpr,
+    column_refs,
+    is_evaluable,
+    negation_normal_form,
+)
+from deltaforensics.predicates.to_polars import (
+    _DTYPES,
+    _Names,
+    cast_scalar,
+    common_kind,
+    literal_kind,
+    to_polars,
+    typed_expr,
+)
+
+_FLIPPED = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "=": "=", "!=": "!=", "<=>": "<=>"}
+# Delta truncates string statistics (32 characters by default); a truncated maximum need not
+# bound the real values, so such a maximum is ignored.
+_STRING_PREFIX_LENGTH = 32
+
+
+def may_match_stats(
+    pred: Predicate,
+    partition_columns: Sequence[str],
+    *,
+    types: Mapping[str, str] | None = None,
+    name_map: Mapping[str, str] | None = None,
+    stats_column: str = "stats",
+    partition_struct: str = "partition_values",
+    fields: Sequence[str] | None = None,
+) -> pl.Expr:
+    """A never-null boolean over a files frame: FALSE only if no row of the file can match."""
+    ctx = _Stats(pred, partition_columns, types, name_map, stats_column, partition_struct, fields)
+    return ctx.may(negation_normal_form(pred))
+
+
+class _Stats:
+    def __init__(
+        self,
+        pred: Predicate,
+        partition_columns: Sequence[str],
+        types: Mapping[str, str] | None,
+        name_map: Mapping[str, str] | None,
+        stats_column: str,
+        partition_struct: str,
+        fields: Sequence[str] | None,
+    ) -> None:
+        self.part = {c.lower() for c in partition_columns}
+        self.names = _Names(types, name_map, None)
+        if fields is None:  # the struct holds the physical partition columns
+            fields = [self.names.physical.get(c.lower(), c) for c in partition_columns]
+        self.types, self.name_map, self.fields = types, name_map, fields
+        self.stats, self.struct = stats_column, partition_struct
+
+    def may(self, p: Predicate) -> pl.Expr:
+        if isinstance(p, TrueExpr | FalseExpr):
+            return pl.lit(isinstance(p, TrueExpr))
+        if isinstance(p, And | Or):
+            if not p.parts:
+                return pl.lit(isinstance(p, And))
+            parts = [self.may(q) for q in p.parts]
+            return pl.all_horizontal(parts) if isinstance(p, And) else pl.any_horizontal(parts)
+        refs = column_refs(p)
+        if all(c.key in self.part for c in refs):  # exact: every row shares these values
+            return to_polars(p, self.struct, self.name_map, self.types, self.fields)
+        if not is_evaluable(p) or len(refs) != 1:
+            return pl.lit(True)
+        col = refs[0]
+        if isinstance(p, IsNull):
+            nulls, rows = self._count("nullCount", col), self._count("numRecords", None)
+            return (nulls < rows if p.negated else nulls > 0).fill_null(True)
+        if isinstance(p, In):
+            eqs = [self._compare("!=" if p.negated else "=", col, v) for v in p.values]
+            if not eqs:
+                return pl.lit(p.negated)
+            return pl.all_horizontal(eqs) if p.negated else pl.any_horizontal(eqs)
+        if isinstance(p, Compare) and isinstance(p.right, Literal):
+            return self._compare(p.op, col, p.right)
+        if isinstance(p, Compare) and isinstance(p.left, Literal):
+            return self._compare(_FLIPPED[p.op], col, p.left)
+        return pl.lit(True)
+
+    def _path(self, section: str, col: Column | None) -> pl.Expr:
+        if col is None:
+            return pl.col(self.stats).str.json_path_match(f"$.{section}")
+        physical = self.names.physical.get(col.key, col.name)
+        return pl.col(self.stats).str.json_path_match(f"$.{section}[{json.dumps(physical)}]")
+
+    def _count(self, section: str, col: Column | None) -> pl.Expr:
+        return self._path(section, col).cast(pl.Int64, strict=False)
+
+    def _compare(self, op: str, col: Column, lit: Literal) -> pl.Expr:
+        """May some row have ``col op lit``, given the file's min, max and null count?"""
+        if lit.value is None:
+            return self.may(IsNull(col)) if op == "<=>" else pl.lit(False)
+        own, other = self.names.own_kind(col), literal_kind(lit.value)
+        if own is None and other == "lit":
+            return pl.lit(True)  # untyped column vs text: min/max order is not knowable
+        kind = common_kind(own, other)
+        value = cast_scalar(lit.value, kind)
+        if value is None:  # the literal is NULL in the comparison type
+            return self.may(IsNull(col)) if op == "<=>" else pl.lit(False)
+        v = pl.lit(value, dtype=_DTYPES[kind])
+        lo_raw, hi_raw = self._path("minValues", col), self._path("maxValues", col)
+        if kind == "str":
+            hi_raw = pl.when(hi_raw.str.len_chars() < _STRING_PREFIX_LENGTH).then(hi_raw)
+        lo, hi = typed_expr(lo_raw, own, kind), typed_expr(hi_raw, own, kind)
+        bound = {
+            "=": (lo <= v) & (hi >= v), "<=>": (lo <= v) & (hi >= v),
+            "!=": ~((lo == v) & (hi == v)),
+            "<": lo < v, "<=": lo <= v, ">": hi > v, ">=": hi >= v,
+        }[op]  # fmt: skip
+        all_null = (self._count("nullCount", col) == self._count("numRecords", None)).fill_null(
+            False
+        )
+        return bound.fill_null(True) & ~all_null

@@ -1,0 +1,349 @@
+"""The explain and what-if reports as GitHub-flavoured Markdown, for tickets and PR comments.
+
+Takes the JSON documents (the contract) and only formats them. Log strings are untrusted and
+may hold ``|``, backticks, newlines or HTML: cells are escaped so that a predicate can neither
+break a table nor inject markup. Output is deterministic. Long sections are cut at ``max_rows``
+with a line that says how many rows the JSON report has beyond it (GitHub comments stop at
+65,536 characters).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+MAX_ROWS = 50
+# Markdown punctuation that can start emphasis, links, code, strikethrough, math or a cell edge.
+_SPECIAL = re.compile(r"([\\`*_\[\]|~$])")
+_BACKTICKS = re.compile(r"`+")
+
+
+def text(value: Any) -> str:
+    """Escape any JSON value as inline Markdown text (safe inside a table cell)."""
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        value = (
+            json.dumps(value, sort_keys=True, ensure_ascii=False)
+            if isinstance(value, list | dict)
+            else str(value)
+        )
+    value = value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    value = _SPECIAL.sub(r"\\\1", value)
+    return _newlines(value, "<br>")
+
+
+def code(value: Any, *, in_table: bool = True) -> str:
+    """An inline code span that survives backticks, newlines and (in tables) pipes."""
+    if value is None or value == "":
+        return "—"
+    raw = _newlines(value if isinstance(value, str) else json.dumps(value, sort_keys=True), " ")
+    fence = "`" * (max((len(m) for m in _BACKTICKS.findall(raw)), default=0) + 1)
+    pad = " " if raw.startswith("`") or raw.endswith("`") else ""
+    if in_table:
+        raw = raw.replace("|", "\\|")
+    return f"{fence}{pad}{raw}{pad}{fence}"
+
+
+def fenced(value: str) -> str:
+    """A fenced block longer than any backtick run inside ``value``."""
+    fence = "`" * max(3, max((len(m) for m in _BACKTICKS.findall(value)), default=0) + 1)
+    return f"{fence}\n{value.rstrip()}\n{fence}"
+
+
+def _newlines(value: str, joiner: str) -> str:
+    return joiner.join(value.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
+
+
+def table(
+    headers: Sequence[str], rows: Sequence[Sequence[str]], *, max_rows: int = MAX_ROWS
+) -> str:
+    """A GFM table of already-escaped cells; rows past ``max_rows`` are counted, not shown."""
+    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    lines += ["| " + " | ".join(cell or " " for cell in row) + " |" for row in rows[:max_rows]]
+    if len(rows) > max_rows:
+        lines.append(f"\n… and {len(rows) - max_rows} more row(s) in the JSON report.")
+    return "\n".join(lines)
+
+
+def _versions(versions: Sequence[int]) -> str:
+    return ", ".join(f"v{v}" for v in versions) or "—"
+
+
+def _plural(n: int, word: str, many: str | None = None) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {many or word + 's'}"
+
+
+def _outcome(outcome: Any, code_: Any) -> str:
+    if outcome == "commits":
+        return "commits"
+    return f"**{text(outcome)}**" + (f" ({text(code_)})" if code_ else "")
+
+
+def change_text(change: dict[str, Any]) -> str:
+    """``{"kind": "partition-by", "columns": ["date"]}`` -> ``partition-by columns=date``."""
+    params = []
+    for key in sorted(k for k in change if k != "kind"):
+        v = change[key]
+        shown = (
+            ", ".join(map(str, v))
+            if isinstance(v, list)
+            else v
+            if isinstance(v, str)
+            else json.dumps(v)
+        )
+        params.append(f"{key}={shown}")
+    return " ".join([str(change.get("kind", "?")), *params])
+
+
+def _evaluated(ev: dict[str, Any]) -> str:
+    return (
+        f"{_plural(ev['races'], 'race')}, {_plural(ev['errors'], 'error')}, "
+        f"{_plural(ev['attempts'], 'attempt')}, {_plural(ev['writer_pairs'], 'writer pair')}"
+    )
+
+
+def _diagnostics(diags: Sequence[dict[str, Any]], max_rows: int) -> str:
+    if not diags:
+        return "### Diagnostics\n\nNone."
+    lines = [
+        f"- **{text(d['severity'])}** {text(d['code'])}"
+        + (f" (v{text(d['version'])})" if d.get("version") is not None else "")
+        + f": {text(d['message'])}"
+        for d in diags[:max_rows]
+    ]
+    if len(diags) > max_rows:
+        lines.append(f"- … and {len(diags) - max_rows} more in the JSON report.")
+    return "### Diagnostics\n\n" + "\n".join(lines)
+
+
+def _table_facts(t: dict[str, Any]) -> str:
+    iso = t["isolation_level"]
+    facts = [
+        f"versions {t['first_version']}–{t['latest_version']} ({_plural(t['num_commits'], 'commit')}, "
+        f"{_plural(t['num_files'], 'live file')})",
+        f"isolation **{text(iso['value'])}** ({text(iso['source'])})",
+        f"writers: {text(', '.join(t['engines_seen'])) or 'none recorded'}",
+        f"partitioned by {text(', '.join(t['partition_columns'])) or '(none)'}",
+    ]
+    if t["clustering_columns"]:
+        facts.append(f"clustered by {text(', '.join(t['clustering_columns']))}")
+    return " · ".join(facts)
+
+
+def to_markdown(doc: dict[str, Any], *, max_rows: int = MAX_ROWS) -> str:
+    """Render an explain document (``report-v1``)."""
+    races = doc.get("races") or []
+    risky = [r for r in races if r["outcome"] != "commits" or r.get("fragile_under")]
+    predicted = sum(r["outcome"] != "commits" for r in races)
+    conflicts = doc.get("conflicts") or []
+    attempts = doc.get("attempts") or []
+    anomalies = doc.get("anomalies") or []
+    recs = doc.get("recommendations") or []
+    diags = doc.get("diagnostics") or []
+    summary = " · ".join(
+        [
+            f"**{_plural(len(races), 'race')}** ({len(risky) - predicted} fragile, "
+            f"{_plural(predicted, 'predicted conflict')})",
+            f"**{_plural(len(conflicts), 'conflict')}**",
+            _plural(len(attempts), "attempt"),
+            f"{_plural(len(anomalies), 'anomaly', 'anomalies')} "
+            f"({_plural(sum(a['severity'] == 'error' for a in anomalies), 'error')})",
+            _plural(len(recs), "recommendation"),
+            _plural(sum(d["severity"] != "info" for d in diags), "warning"),
+        ]
+    )
+    out = [
+        f"## deltaforensics: write conflicts in {code(doc['table']['uri'], in_table=False)}",
+        summary,
+        _table_facts(doc["table"]),
+    ]
+
+    out.append("### Races")
+    if not races:
+        out.append("None: every commit read the version just before it.")
+    else:
+        rows = [
+            [
+                f"v{r['version']}",
+                f"v{r['read_version']}",
+                _versions(r["winners"]),
+                text(r["operation"]),
+                _outcome(r["outcome"], r.get("code")),
+                code(r.get("read_predicate")),
+                "<br>".join(
+                    f"{text(f['change'])} → {text(f['outcome'])}"
+                    for f in r.get("fragile_under") or []
+                )
+                or "—",
+                text(r["reason"]),
+            ]
+            for r in risky
+        ]
+        if rows:
+            out.append(
+                table(
+                    [
+                        "Version",
+                        "Read",
+                        "Winners",
+                        "Operation",
+                        "Outcome",
+                        "Read predicate",
+                        "Fragile under",
+                        "Why",
+                    ],
+                    rows,
+                    max_rows=max_rows,
+                )
+            )
+        quiet = len(races) - len(risky)
+        if quiet:
+            out.append(
+                f"{_plural(quiet, 'other race')} commit cleanly, and no single change tried makes "
+                "them conflict."
+            )
+
+    out.append("### Conflicts")
+    if not conflicts:
+        out.append("None.")
+    else:
+        rows = []
+        for c in conflicts:
+            lo = c["loser"]
+            loser = f"v{lo['version']}" if lo.get("version") is not None else "not committed"
+            if lo.get("statement"):
+                loser += f" {code(lo['statement'])}"
+            winner = (
+                f"v{c['winner_version']}"
+                if c.get("winner_version") is not None
+                else f"one of {_versions(c.get('candidates') or [])}"
+                if c.get("candidates")
+                else "—"
+            )
+            read = f"v{lo['read_version']}" if lo.get("read_version") is not None else "—"
+            rows.append(
+                [
+                    text(c["source"]),
+                    loser,
+                    read,
+                    winner,
+                    _outcome(c["exception"], c.get("code")),
+                    text(c["confidence"]),
+                    text(c["reason"]),
+                ]
+            )
+        out.append(
+            table(
+                ["Source", "Loser", "Read", "Winner", "Exception", "Confidence", "Why"],
+                rows,
+                max_rows=max_rows,
+            )
+        )
+
+    if attempts:
+        rows = [
+            [
+                code(a["statement"]),
+                f"v{a['read_version']}" if a.get("read_version") is not None else "—",
+                _outcome(a["outcome"], a.get("code")),
+                f"v{a['winner_version']}" if a.get("winner_version") is not None else "—",
+                text(a["reason"]),
+            ]
+            for a in attempts
+        ]
+        out += [
+            "### Attempts",
+            table(["Statement", "Read", "Outcome", "Winner", "Why"], rows, max_rows=max_rows),
+        ]
+
+    if anomalies:
+        rows = [
+            [
+                f"**{text(a['severity'])}**",
+                text(a["code"]),
+                text(a["kind"]),
+                _versions(a["versions"]),
+                text(a["reason"]),
+            ]
+            for a in anomalies
+        ]
+        out += [
+            "### Anomalies",
+            table(["Severity", "Code", "Kind", "Versions", "Reason"], rows, max_rows=max_rows),
+        ]
+
+    out.append("### Recommendations")
+    if not recs:
+        out.append("None.")
+    else:
+        rows = [
+            [
+                str(i),
+                code(change_text(r["change"])),
+                str(r["conflicts_avoided"]),
+                str(r["conflicts_introduced"]),
+                text(r["confidence"]),
+                text(_evaluated(r["evaluated_on"])),
+                text(r["rationale"]),
+            ]
+            for i, r in enumerate(recs, 1)
+        ]
+        out.append(
+            table(
+                ["#", "Change", "Avoided", "Introduced", "Confidence", "Evaluated on", "Rationale"],
+                rows,
+                max_rows=max_rows,
+            )
+        )
+        out += [
+            f"**{i}. {code(change_text(r['change']), in_table=False)}**\n\n{fenced(r['apply'])}"
+            for i, r in enumerate(recs[:max_rows], 1)
+            if r.get("apply")
+        ]
+
+    out.append(_diagnostics(diags, max_rows))
+    return "\n\n".join(out) + "\n"
+
+
+def whatif_to_markdown(doc: dict[str, Any], *, max_rows: int = MAX_ROWS) -> str:
+    """Render a what-if document (``whatif-v1``)."""
+    changes = "; ".join(change_text(c) for c in doc["scenario"]["changes"]) or "(no change)"
+    base, result = doc["baseline"], doc["result"]
+    out = [
+        f"## deltaforensics what-if: {code(changes, in_table=False)} on "
+        f"{code(doc['table']['uri'], in_table=False)}",
+        f"**avoids {_plural(doc['conflicts_avoided'], 'conflict')}, introduces "
+        f"{doc['conflicts_introduced']}** · conflicts "
+        f"{base['conflicts']} → {result['conflicts']} · fragile races {base['fragile_races']} → "
+        f"{result['fragile_races']} · confidence **{text(doc['confidence'])}** · evaluated on "
+        f"{text(_evaluated(doc['evaluated_on']))}",
+        _table_facts(doc["table"]),
+        "### Pairs",
+    ]
+    pairs = doc.get("pairs") or []
+    if not pairs:
+        out.append("None: no writer pair was evaluated.")
+    else:
+        rows = []
+        for p in pairs:
+            lo = p["loser"]
+            loser = (
+                f"v{lo['version']}"
+                if lo.get("version") is not None
+                else f"attempt {code(lo.get('attempt'))}"
+            )
+            rows.append(
+                [
+                    loser,
+                    f"v{p['winner_version']}",
+                    _outcome(p["before"], None),
+                    _outcome(p["after"], None),
+                    text(p["reason"]),
+                ]
+            )
+        out.append(table(["Loser", "Winner", "Before", "After", "Why"], rows, max_rows=max_rows))
+    out.append(_diagnostics(doc.get("diagnostics") or [], max_rows))
+    return "\n\n".join(out) + "\n"

@@ -1,0 +1,84 @@
+"""Check a JSON document against the JSON Schema it claims to follow.
+
+The schemas ship in the wheel (``deltaforensics/report/schema/*.json``) so that consumers can
+validate reports without this package's code. Validation needs ``jsonschema`` (in the ``dev``
+extra); it is imported only when :func:`validate` runs, so rendering never depends on it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from functools import cache
+from importlib import resources
+from typing import Any, Literal, get_args
+
+from deltaforensics.errors import DeltaForensicsError
+
+Kind = Literal["explain", "whatif", "history", "snapshot"]
+KINDS: tuple[Kind, ...] = get_args(Kind)
+SCHEMA_FILES: dict[Kind, str] = {
+    "explain": "report-v1.json",
+    "whatif": "whatif-v1.json",
+    "history": "history-v1.json",
+    "snapshot": "snapshot-v1.json",
+}
+MAX_LISTED_ERRORS = 20
+
+
+class ReportValidationError(DeltaForensicsError):
+    """A document does not match its schema; ``errors`` lists each problem with its JSON path."""
+
+    def __init__(self, kind: Kind, errors: list[str]) -> None:
+        shown = errors[:MAX_LISTED_ERRORS]
+        more = f"\n  … and {len(errors) - len(shown)} more" if len(errors) > len(shown) else ""
+        super().__init__(
+            f"{kind} document does not match {SCHEMA_FILES[kind]}: {len(errors)} problem(s)\n  "
+            + "\n  ".join(shown)
+            + more
+        )
+        self.kind = kind
+        self.errors = errors
+
+
+@cache
+def _schema_text(kind: Kind) -> str:
+    if kind not in SCHEMA_FILES:
+        raise ValueError(f"unknown document kind {kind!r}; expected one of {', '.join(KINDS)}")
+    resource = resources.files("deltaforensics.report") / "schema" / SCHEMA_FILES[kind]
+    return resource.read_text(encoding="utf-8")
+
+
+def load_schema(kind: Kind) -> dict[str, Any]:
+    """The shipped JSON Schema (draft 2020-12) for ``kind``; a fresh copy on every call."""
+    schema: dict[str, Any] = json.loads(_schema_text(kind))
+    return schema
+
+
+def _where(path: Any) -> str:
+    out = "$"
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return out
+
+
+def schema_errors(doc: Any, kind: Kind) -> list[str]:
+    """Every way ``doc`` breaks the schema, as ``"$.races[0].outcome: message"`` lines, sorted."""
+    try:  # optional (dev extra); imported by name so that type checking needs no stubs for it
+        jsonschema = importlib.import_module("jsonschema")
+    except ImportError as exc:
+        err = DeltaForensicsError("validating a report needs the jsonschema package")
+        err.add_note(
+            "hint: pip install 'jsonschema>=4.20' (or the dev extra: pip install -e '.[dev]')"
+        )
+        raise err from exc
+    validator = jsonschema.Draft202012Validator(load_schema(kind))
+    found = [f"{_where(e.absolute_path)}: {e.message}" for e in validator.iter_errors(doc)]
+    return sorted(found)
+
+
+def validate(doc: Any, kind: Kind) -> None:
+    """Raise :class:`ReportValidationError` naming every problem when ``doc`` breaks its schema."""
+    errors = schema_errors(doc, kind)
+    if errors:
+        raise ReportValidationError(kind, errors)

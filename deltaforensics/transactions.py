@@ -1,0 +1,505 @@
+"""Per commit: what the transaction read and wrote, as far as the log can tell.
+
+Read predicates and read files are never logged (semantics doc, key finding 3): they are
+reconstructed from ``operationParameters`` and the snapshot at ``readVersion``. Every
+approximation is said in ``read_reason`` and weighed in ``confidence``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import polars as pl
+
+from deltaforensics.conflicts.profiles import Profile, parse_isolation, profile_for
+from deltaforensics.model.actions import Metadata, Protocol
+from deltaforensics.model.ids import IsolationLevel
+from deltaforensics.predicates.ir import TRUE, Predicate
+from deltaforensics.predicates.parse import parse_operation_predicates
+from deltaforensics.predicates.partition import (
+    partition_read_predicate,
+    partition_read_predicate_for,
+    written_partitions_predicate,
+)
+from deltaforensics.replay import Replay
+
+COMMIT_LARGE_OPERATIONS = frozenset({"RESTORE", "CLONE", "CONVERT", "SHALLOW CLONE", "DEEP CLONE"})
+CHANGES_DATA = frozenset(
+    {
+        "WRITE",
+        "STREAMING UPDATE",
+        "DELETE",
+        "TRUNCATE",
+        "CONVERT",
+        "MERGE",
+        "UPDATE",
+        "REPLACE TABLE",
+        "CREATE OR REPLACE TABLE",
+        "REPLACE TABLE AS SELECT",
+        "CREATE OR REPLACE TABLE AS SELECT",
+        "CREATE TABLE AS SELECT",
+        "RESTORE",
+        "CLONE",
+    }
+)
+WHOLE_TABLE_OPERATIONS = frozenset(
+    {
+        "TRUNCATE",
+        "REPLACE TABLE",
+        "CREATE OR REPLACE TABLE",
+        "REPLACE TABLE AS SELECT",
+        "CREATE OR REPLACE TABLE AS SELECT",
+        "ADD CONSTRAINT",
+        "SYNC IDENTITY",
+    }
+)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Transaction:
+    version: int | None  # None for an attempted (uncommitted) statement
+    read_version: int | None
+    read_version_source: str
+    operation: str
+    parameters: dict[str, Any]
+    profile: Profile
+    isolation: IsolationLevel
+    isolation_source: str
+    is_blind_append: bool | None  # as recorded (None: not recorded)
+    blind: bool  # how the checker treats it as a loser
+    read_predicate: Predicate | None  # partition part; None = reads nothing
+    full_predicate: Predicate | None  # the whole condition (delta-rs stats matching)
+    read_whole_table: bool
+    registers_read_files: bool
+    read_reason: str
+    confidence: str
+    added: pl.DataFrame
+    removed: pl.DataFrame
+    changes_metadata: bool = False
+    changes_protocol: bool = False
+    metadata_change_keys: tuple[str, ...] = ()  # configuration keys added/changed
+    metadata_change_other: bool = False  # schema/partitioning/etc changed
+    # key -> (before, after) for every changed configuration key; empty when not known
+    metadata_change_values: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)
+    identity_only_metadata: bool = False
+    protocol_drops_features: bool = False
+    app_ids: frozenset[str] = frozenset()
+    domains: frozenset[str] = frozenset()
+    partition_columns: tuple[str, ...] = ()  # logical, at read time
+    physical_names: dict[str, str] = field(default_factory=dict)
+    column_types: dict[str, str] = field(default_factory=dict)
+    has_deletion_vectors: bool = False  # table property at read time
+    clustered: bool = False
+    z_order: tuple[str, ...] = ()
+    timestamp: int | None = None
+    commit_info: dict[str, Any] = field(default_factory=dict)
+    has_commit_info: bool = True
+    statement: str | None = None
+    dynamic_partition_overwrite: bool = False
+
+    @property
+    def name(self) -> str:
+        return f"v{self.version}" if self.version is not None else "attempt"
+
+    @property
+    def has_data_change(self) -> bool:
+        frames = [f for f in (self.added, self.removed) if f.height]
+        return any(bool(f["data_change"].fill_null(True).any()) for f in frames)
+
+    @property
+    def is_commit_large(self) -> bool:
+        return self.operation.upper() in COMMIT_LARGE_OPERATIONS
+
+    @property
+    def writer(self) -> str:
+        """Who committed: job, notebook, cluster or user as recorded, else the engine."""
+        ci = self.commit_info
+        parts = [self.who]
+        if ci.get("clusterId"):
+            parts.append(f"cluster {ci['clusterId']}")
+        label = ", ".join(p for p in parts if p)
+        return label or f"{self.profile.engine} writer"
+
+    @property
+    def who(self) -> str:
+        ci = self.commit_info
+        job = ci.get("job")
+        if isinstance(job, dict) and (job.get("jobName") or job.get("jobId")):
+            return f"job {job.get('jobName') or job.get('jobId')}"
+        if isinstance(job, str) and job:
+            return f"job {job}"
+        nb = ci.get("notebook")
+        if isinstance(nb, dict) and nb.get("notebookId"):
+            return f"notebook {nb.get('notebookId')}"
+        if ci.get("userName"):
+            return f"user {ci['userName']}"
+        return ""
+
+
+def _json(text: str | None) -> Any:
+    if not text:
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def _decode_params(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def effective_isolation(
+    recorded: str | None, config: dict[str, str], profile: Profile
+) -> tuple[IsolationLevel, str]:
+    if recorded:
+        for level in IsolationLevel:
+            if recorded.strip().lower() == level.value.lower():
+                return level, "commitInfo.isolationLevel"
+    prop = config.get("delta.isolationLevel")
+    parsed = parse_isolation(prop, profile)
+    if parsed is not None:
+        return parsed, f"table property delta.isolationLevel={prop}"
+    if prop is not None:
+        return (
+            profile.default_isolation,
+            f"{profile.engine} default (table property delta.isolationLevel={prop} is not a value {profile.engine} parses)",
+        )
+    return profile.default_isolation, f"{profile.engine} default"
+
+
+def _metadata_change(
+    prev: Metadata | None, new: Metadata
+) -> tuple[tuple[str, ...], bool, dict[str, tuple[str | None, str | None]]]:
+    """Changed configuration keys, whether anything else changed, and each key's old/new value.
+
+    A schema that differs only in column-mapping field metadata while the mode goes none→name
+    is not "anything else": Delta ≥4.1 resolves that enablement concurrently (§A.5 rule 2)."""
+    if prev is None:
+        return tuple(sorted(new.configuration)), True, {}
+    changed = tuple(
+        sorted(k for k, v in new.configuration.items() if prev.configuration.get(k) != v)
+    )
+    values = {k: (prev.configuration.get(k), new.configuration.get(k)) for k in changed}
+    removed = set(prev.configuration) - set(new.configuration)
+    other = (
+        bool(removed)
+        or _schema_differs(prev, new)
+        or prev.partition_columns != new.partition_columns
+        or prev.id != new.id
+    )
+    return changed, other, values
+
+
+_MAPPING_PREFIX = "delta.columnMapping."
+
+
+def _schema_differs(prev: Metadata, new: Metadata) -> bool:
+    if prev.schema_string == new.schema_string:
+        return False
+    before = (prev.configuration.get("delta.columnMapping.mode") or "none").lower()
+    after = (new.configuration.get("delta.columnMapping.mode") or "none").lower()
+    if (before, after) != ("none", "name"):
+        return True
+    return _without_mapping(_json(prev.schema_string)) != _without_mapping(_json(new.schema_string))
+
+
+def _without_mapping(node: Any) -> Any:
+    """A schema tree with the ``delta.columnMapping.*`` field metadata dropped."""
+    if isinstance(node, list):
+        return [_without_mapping(n) for n in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: _without_mapping(v) for k, v in node.items() if k != "metadata"}
+    if isinstance(node.get("metadata"), dict):
+        out["metadata"] = {
+            k: v for k, v in node["metadata"].items() if not k.startswith(_MAPPING_PREFIX)
+        }
+    return out
+
+
+def _drops_features(before: Protocol | None, after: Protocol) -> bool:
+    return before is not None and bool(set(before.features) - set(after.features))
+
+
+def reconstruct_transactions(rep: Replay, *, profile: Profile | None = None) -> list[Transaction]:
+    """One :class:`Transaction` per commit of the replay (commits with a commit file)."""
+    files = rep.frames.files.filter(pl.col("source") == "commit")
+    adds_by_version = {
+        k[0]: g for k, g in files.filter(pl.col("action") == "add").group_by(["version"])
+    }
+    removes_by_version = {
+        k[0]: g for k, g in files.filter(pl.col("action") == "remove").group_by(["version"])
+    }
+    empty = files.clear()
+    txns_by_version: dict[int, set[str]] = {}
+    for v, app in rep.frames.txns.select("version", "app_id").iter_rows():
+        if app is not None:
+            txns_by_version.setdefault(v, set()).add(app)
+    domains_by_version: dict[int, set[str]] = {}
+    for v, d in rep.frames.domains.select("version", "domain").iter_rows():
+        if d is not None:
+            domains_by_version.setdefault(v, set()).add(d)
+    md_versions = set(rep.metadata_versions())
+    proto_versions = set(rep.protocol_versions())
+    out: list[Transaction] = []
+    for row in rep.commits.iter_rows(named=True):
+        v = row["version"]
+        out.append(
+            _transaction(
+                rep,
+                row,
+                profile,
+                added=adds_by_version.get(v, empty),
+                removed=removes_by_version.get(v, empty),
+                app_ids=frozenset(txns_by_version.get(v, ())),
+                domains=frozenset(domains_by_version.get(v, ())),
+                changes_metadata=v in md_versions and v > rep.frames.base_version,
+                changes_protocol=v in proto_versions and v > rep.frames.base_version,
+            )
+        )
+    return out
+
+
+def _transaction(
+    rep: Replay,
+    row: dict[str, Any],
+    forced: Profile | None,
+    *,
+    added: pl.DataFrame,
+    removed: pl.DataFrame,
+    app_ids: frozenset[str],
+    domains: frozenset[str],
+    changes_metadata: bool,
+    changes_protocol: bool,
+) -> Transaction:
+    v: int = row["version"]
+    commit_info = _json(row["commit_info"]) or {}
+    profile = forced or profile_for(row["engine_info"], row["client_version"])
+    read_version: int | None = row["read_version"]
+    if read_version is not None and read_version >= 0:
+        rv_source = "commitInfo.readVersion"
+    elif v == 0:
+        read_version, rv_source = -1, "table creation"
+    else:
+        read_version = None
+        rv_source = (
+            f"not recorded ({profile.engine} writes no readVersion for {row['operation'] or 'this operation'})"
+            if row["has_commit_info"]
+            else "not recorded (no commitInfo)"
+        )
+    base = rep.frames.base_version
+    ref = read_version if read_version is not None and read_version >= max(base, 0) else v - 1
+    prev_md = rep.metadata_at(ref) if ref >= max(base, 0) else None
+    md = prev_md or rep.metadata_at(v)
+    prev_proto = rep.protocol_at(ref) if ref >= max(base, 0) else None
+    isolation, iso_source = effective_isolation(row["isolation_level"], md.configuration, profile)
+    operation = (
+        row["operation"] or ("TRANSACTION" if not row["has_commit_info"] else "UNKNOWN")
+    ).upper()
+    params = _decode_params(_json(row["operation_parameters"]))
+    change_keys: tuple[str, ...] = ()
+    change_other = False
+    change_values: dict[str, tuple[str | None, str | None]] = {}
+    identity_only = False
+    if changes_metadata:
+        new_md = rep.metadata_at(v)
+        change_keys, change_other, change_values = _metadata_change(
+            prev_md if v > 0 else None, new_md
+        )
+        tags = commit_info.get("tags") if isinstance(commit_info.get("tags"), dict) else {}
+        identity_only = str((tags or {}).get("delta.identity.schemaUpdate", "")).lower() == "true"
+    drops = changes_protocol and _drops_features(prev_proto, rep.protocol_at(v))
+    reads = _reads(
+        operation, params, row["is_blind_append"], profile, md, added, removed, changes_metadata
+    )
+    config = md.configuration
+    zorder = params.get("zOrderBy")
+    zorder_cols = _json(zorder) if isinstance(zorder, str) else zorder
+    domains_at = rep.domains_at(ref) if ref >= max(base, 0) else {}
+    return Transaction(
+        version=v,
+        read_version=read_version,
+        read_version_source=rv_source,
+        operation=operation,
+        parameters=params,
+        profile=profile,
+        isolation=isolation,
+        dynamic_partition_overwrite=_dynamic(params),
+        isolation_source=iso_source,
+        is_blind_append=row["is_blind_append"],
+        blind=reads.blind,
+        read_predicate=reads.partition_predicate,
+        full_predicate=reads.full_predicate,
+        read_whole_table=reads.whole_table,
+        registers_read_files=reads.registers_files,
+        read_reason=reads.reason,
+        confidence=reads.confidence,
+        added=added,
+        removed=removed,
+        changes_metadata=changes_metadata,
+        changes_protocol=changes_protocol,
+        metadata_change_keys=change_keys,
+        metadata_change_other=change_other,
+        metadata_change_values=change_values,
+        identity_only_metadata=identity_only,
+        protocol_drops_features=drops,
+        app_ids=app_ids,
+        domains=domains,
+        partition_columns=md.partition_columns,
+        physical_names={c: md.physical_name(c) for c in md.partition_columns},
+        column_types=md.column_types,
+        has_deletion_vectors=config.get("delta.enableDeletionVectors", "").lower() == "true",
+        clustered=bool(domains_at.get("delta.clustering") or domains_at.get("delta.liquid")),
+        z_order=tuple(str(c) for c in zorder_cols) if isinstance(zorder_cols, list) else (),
+        timestamp=row["in_commit_timestamp"] or row["timestamp"],
+        commit_info=commit_info,
+        has_commit_info=row["has_commit_info"],
+    )
+
+
+def _changes_data(operation: str, added: pl.DataFrame, removed: pl.DataFrame) -> bool:
+    """Whether Delta would keep the recorded level (no SnapshotIsolation downgrade)."""
+    if operation in CHANGES_DATA:
+        return True
+    frames = [f for f in (added, removed) if f.height]
+    return any(bool(f["data_change"].fill_null(True).any()) for f in frames)
+
+
+@dataclass(frozen=True, slots=True)
+class Reads:
+    blind: bool
+    partition_predicate: Predicate | None
+    full_predicate: Predicate | None
+    whole_table: bool
+    registers_files: bool
+    reason: str
+    confidence: str
+
+
+def _reads(
+    operation: str,
+    params: dict[str, Any],
+    recorded_blind: bool | None,
+    profile: Profile,
+    md: Metadata,
+    added: pl.DataFrame,
+    removed: pl.DataFrame,
+    changes_metadata: bool,
+) -> Reads:
+    """What the transaction read, per operation (semantics doc §A.2; delta-rs §A.9)."""
+    cols = md.partition_columns
+    info = parse_operation_predicates(operation, params)
+    unknown = any("not understood" in d for d in info.diagnostics)
+    if profile.engine == "delta-rs":
+        return _delta_rs_reads(operation, params, info, cols, unknown)
+    if recorded_blind is True:
+        reason = "blind append: reads nothing" if added.height else "no file actions: reads nothing"
+        return Reads(True, None, None, False, False, reason, "high")
+    if not info.reads:
+        if recorded_blind is False and (added.height or removed.height):
+            return Reads(
+                False,
+                TRUE,
+                TRUE,
+                False,
+                True,
+                f"{operation} was not a blind append (isBlindAppend=false) but records no predicate: "
+                "it read the table (e.g. a self-join or subquery); assumed to read everything",
+                "low",
+            )
+        reason = (
+            "no file actions: reads nothing"
+            if not (added.height or removed.height)
+            else f"{operation} reads nothing"
+        )
+        return Reads(
+            True, None, None, False, False, reason, "medium" if recorded_blind is None else "high"
+        )
+    if info.source == "written-partitions":
+        written = _logical_partitions(added, md)
+        pred = written_partitions_predicate(written) if written and cols else TRUE
+        return Reads(
+            False,
+            pred,
+            pred,
+            False,
+            False,
+            "dynamic partition overwrite: reads the partitions it writes and registers no read files",
+            "high" if written else "medium",
+        )
+    if info.whole_table:
+        return Reads(False, TRUE, TRUE, True, True, f"{operation} reads the whole table", "high")
+    part = partition_read_predicate_for(info, cols)
+    reason = "; ".join(part.reasons) or (
+        f"partition predicate {part.predicate.to_sql()}"
+        if cols
+        else "unpartitioned table: no partition precision"
+    )
+    confidence = "low" if unknown else "medium" if part.reasons and cols else "high"
+    return Reads(False, part.predicate, info.predicate, False, True, reason, confidence)
+
+
+def _delta_rs_reads(
+    operation: str, params: dict[str, Any], info: Any, cols: tuple[str, ...], unknown: bool
+) -> Reads:
+    """delta-rs reads: the ``predicate`` of WRITE/DELETE/UPDATE/MERGE, else every file."""
+    has_predicate = params.get("predicate") not in (None, "", "[]")
+    if operation == "MERGE" and not has_predicate:
+        return Reads(
+            False,
+            TRUE,
+            TRUE,
+            True,
+            True,
+            "delta-rs MERGE without a derived partition predicate reads the whole table",
+            "high",
+        )
+    if operation in ("WRITE", "DELETE", "UPDATE", "MERGE") and has_predicate:
+        pred = info.predicate
+        part = partition_read_predicate(pred, cols) if cols else None
+        return Reads(
+            False,
+            part.predicate if part else TRUE,
+            pred,
+            False,
+            True,
+            f"delta-rs: predicate {pred.to_sql()} matched on partition values and min/max stats",
+            "low" if unknown else "high",
+        )
+    return Reads(
+        False,
+        None,
+        None,
+        False,
+        True,
+        f"delta-rs: {operation} has no predicate, so every file of its snapshot counts as read "
+        "(and no added-files conflict can hit it)",
+        "high",
+    )
+
+
+def _logical_partitions(added: pl.DataFrame, md: Metadata) -> list[dict[str, str | None]]:
+    if added.is_empty() or not md.partition_columns:
+        return []
+    pv_type = added.schema["partition_values"]
+    names = {f.name for f in pv_type.fields} if isinstance(pv_type, pl.Struct) else set()
+    exprs = [
+        (
+            pl.col("partition_values").struct.field(md.physical_name(c))
+            if md.physical_name(c) in names
+            else pl.lit(None, pl.String)
+        ).alias(c)
+        for c in md.partition_columns
+    ]
+    return added.select(exprs).unique(maintain_order=True).to_dicts()
+
+
+def _mode(params: dict[str, Any]) -> str:
+    return str(params.get("mode") or params.get("outputMode") or "").lower()
+
+
+def _dynamic(params: dict[str, Any]) -> bool:
+    return str(params.get("isDynamicPartitionOverwrite", "")).lower() == "true"
