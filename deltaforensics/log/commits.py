@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from collections.abc import Sequence
 
 import polars as pl
@@ -19,6 +20,7 @@ from deltaforensics.errors import LogCorruptError
 from deltaforensics.model.schemas import KNOWN_ACTIONS, RAW_ACTION_SCHEMA
 
 MAX_JSON_DEPTH = 64
+_ESCAPES_POLARS_MANGLES = re.compile(rb'\\[^"/n]')
 
 
 def _body(data: bytes) -> bytes:
@@ -42,17 +44,28 @@ def parse_raw(buffer: bytes) -> pl.DataFrame:
 
 
 def read_commits(blobs: Sequence[tuple[int, str, bytes]]) -> pl.DataFrame:
-    """Parse ``(version, name, bytes)`` commit files into a raw frame (``RAW_ACTION_SCHEMA``)."""
+    """Parse ``(version, name, bytes)`` commit files into a raw frame (``RAW_ACTION_SCHEMA``).
+
+    polars re-serialises an object read into a String column without escaping backslashes,
+    tabs or control characters inside its string values (measured: only ``\\"``, ``\\/`` and
+    ``\\n`` survive), so a file whose JSON holds any other escape (JSON text nested in a string,
+    as delta-rs CREATE TABLE writes) is read by the exact path instead.
+    """
     if any((b := _body(data)) and not b.startswith(b"{") for _, _, data in blobs):
         return _read_exactly(blobs)  # names the file whose first line is not a JSON object
-    buffer = b"".join(inject_version(v, data) for v, _, data in blobs)
+    exact = [i for i, (_, _, data) in enumerate(blobs) if _ESCAPES_POLARS_MANGLES.search(data)]
+    fast = [blob for i, blob in enumerate(blobs) if i not in set(exact)] if exact else list(blobs)
+    buffer = b"".join(inject_version(v, data) for v, _, data in fast)
     try:
         raw = parse_raw(buffer)
-    except (pl.exceptions.ComputeError, pl.exceptions.PolarsError, ValueError):
+    except (pl.exceptions.PolarsError, ValueError):
         return _read_exactly(blobs)
     if raw["_v"].null_count():
         return _read_exactly(blobs)
-    return raw
+    if not exact:
+        return raw
+    patched = pl.concat([raw, _read_exactly([blobs[i] for i in exact])], how="vertical")
+    return patched.sort("_v", maintain_order=True)
 
 
 def _read_exactly(blobs: Sequence[tuple[int, str, bytes]]) -> pl.DataFrame:
@@ -61,7 +74,7 @@ def _read_exactly(blobs: Sequence[tuple[int, str, bytes]]) -> pl.DataFrame:
 
 
 def _read_one(version: int, name: str, data: bytes) -> pl.DataFrame:
-    lines: list[bytes] = []
+    rows: list[dict[str, object]] = []
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -81,13 +94,69 @@ def _read_one(version: int, name: str, data: bytes) -> pl.DataFrame:
             raise LogCorruptError(name, f"line {number}: not a JSON object", version)
         if _depth(obj) > MAX_JSON_DEPTH:
             raise LogCorruptError(name, f"line {number}: JSON nested too deeply", version)
-        obj["_v"] = version
-        lines.append(json.dumps(obj).encode())
+        try:
+            rows.append(_row(version, obj))
+        except (TypeError, ValueError) as exc:
+            raise LogCorruptError(
+                name, f"line {number}: an action has the wrong type: {exc}", version
+            ) from None
     try:
-        return parse_raw(b"\n".join(lines) + b"\n" if lines else b"")
-    except (pl.exceptions.PolarsError, ValueError) as exc:
+        return (
+            pl.DataFrame(rows, schema=RAW_ACTION_SCHEMA, orient="row") if rows else parse_raw(b"")
+        )
+    except (pl.exceptions.PolarsError, TypeError, ValueError, OverflowError) as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise LogCorruptError(name, f"an action has the wrong type: {reason}", version) from None
+
+
+def _as_text(value: object) -> str | None:
+    """What a String-typed column holds: strings as-is, anything else as its JSON text."""
+    if value is None or isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _as_int(value: object) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TypeError(f"expected a number, got {type(value).__name__}")
+    return int(value)
+
+
+def _as_bool(value: object) -> bool | None:
+    if value is None or isinstance(value, bool):
+        return value
+    raise TypeError(f"expected true or false, got {type(value).__name__}")
+
+
+def _struct(value: object, dtype: pl.Struct) -> dict[str, object] | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise TypeError(f"expected an object, got {type(value).__name__}")
+    out: dict[str, object] = {}
+    for f in dtype.fields:
+        v = value.get(f.name)
+        if isinstance(f.dtype, pl.Struct):
+            out[f.name] = _struct(v, f.dtype)
+        elif f.dtype == pl.String:
+            out[f.name] = _as_text(v)
+        elif f.dtype == pl.Boolean:
+            out[f.name] = _as_bool(v)
+        else:
+            out[f.name] = _as_int(v)
+    return out
+
+
+def _row(version: int, obj: dict[str, object]) -> dict[str, object]:
+    row: dict[str, object] = {"_v": version}
+    for key, dtype in RAW_ACTION_SCHEMA.items():
+        if key == "_v":
+            continue
+        value = obj.get(key)
+        row[key] = _struct(value, dtype) if isinstance(dtype, pl.Struct) else _as_text(value)
+    return row
 
 
 def _depth(obj: object, level: int = 0) -> int:
