@@ -104,7 +104,9 @@ class FsspecLogStore:
             except (FileNotFoundError, NotADirectoryError, PermissionError, IsADirectoryError):
                 raise
             except OSError as exc:
-                if attempt == self.retries or not _transient(exc):
+                flagged = getattr(exc, "transient", None)
+                transient = flagged if isinstance(flagged, bool) else _transient(exc)
+                if attempt == self.retries or not transient:
                     raise StorageError(self.display_uri, f"{what}: {self.classify(exc)}") from None
             time.sleep(delay)
             delay *= 2
@@ -121,7 +123,9 @@ class FsspecLogStore:
         except NotADirectoryError:
             raise NotADeltaTableError(self.display_uri, "_delta_log is not a folder") from None
         except PermissionError as exc:
-            raise StorageError(self.display_uri, f"permission denied: {exc}") from None
+            raise StorageError(
+                self.display_uri, f"permission denied: {self.classify(exc)}"
+            ) from None
         out: list[StoredFile] = []
         for entry in entries:
             name = _relative(entry["name"], base)
@@ -162,7 +166,9 @@ class FsspecLogStore:
         except IsADirectoryError:
             raise StorageError(self.display_uri, f"{LOG_DIR}/{name} is a folder") from None
         except PermissionError as exc:
-            raise StorageError(self.display_uri, f"permission denied on {name}: {exc}") from None
+            raise StorageError(
+                self.display_uri, f"permission denied on {name}: {self.classify(exc)}"
+            ) from None
         return data
 
     def read_many(self, names: Sequence[str]) -> dict[str, bytes]:
