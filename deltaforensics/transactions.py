@@ -203,7 +203,9 @@ def _schema_differs(prev: Metadata, new: Metadata) -> bool:
     after = (new.configuration.get("delta.columnMapping.mode") or "none").lower()
     if (before, after) != ("none", "name"):
         return True
-    return _without_mapping(_json(prev.schema_string)) != _without_mapping(_json(new.schema_string))
+    return bool(
+        _without_mapping(_json(prev.schema_string)) != _without_mapping(_json(new.schema_string))
+    )
 
 
 def _without_mapping(node: Any) -> Any:
@@ -283,6 +285,9 @@ def _transaction(
         rv_source = "commitInfo.readVersion"
     elif v == 0:
         read_version, rv_source = -1, "table creation"
+    elif _late_create(row, changes_metadata and changes_protocol):
+        read_version = -1
+        rv_source = "table creation at a later version: it lost a creation race (delta-rs rewrites it as the next version)"
     else:
         read_version = None
         rv_source = (
@@ -358,6 +363,13 @@ def _transaction(
         commit_info=commit_info,
         has_commit_info=row["has_commit_info"],
     )
+
+
+def _late_create(row: dict[str, Any], writes_protocol_and_metadata: bool) -> bool:
+    """A plain CREATE TABLE after version 0 without ``readVersion`` read nothing: no engine
+    creates over an existing table except a creator that lost the version-0 race (§E 34)."""
+    operation = str(row["operation"] or "").upper()
+    return operation in ("CREATE TABLE", "CREATE TABLE AS SELECT") and writes_protocol_and_metadata
 
 
 def _changes_data(operation: str, added: pl.DataFrame, removed: pl.DataFrame) -> bool:

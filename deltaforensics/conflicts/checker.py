@@ -16,7 +16,7 @@ from deltaforensics.conflicts.rule import Finding, RuleContext
 from deltaforensics.model.ids import IsolationLevel
 from deltaforensics.predicates.ir import TRUE
 from deltaforensics.replay import Replay
-from deltaforensics.transactions import Transaction
+from deltaforensics.transactions import CHANGES_DATA, Transaction
 
 COMMITS = "commits"
 
@@ -101,9 +101,10 @@ def unchecked(loser: Transaction, profile: Profile, overrides: dict[str, Any]) -
     if (
         profile.engine in ("delta-spark", "databricks")
         and empty
+        and loser.operation in CHANGES_DATA  # VACUUM START/END etc. are recorded empty
         and level is not IsolationLevel.WRITE_SERIALIZABLE
     ):
-        return (f"an empty transaction under {level.value} is not recorded at all "
+        return (f"an empty {loser.operation} under {level.value} is not recorded at all "
                 "(skipRecordingEmptyCommits), so nothing is checked; only WriteSerializable "
                 "records, and checks, empty data-changing commits")  # fmt: skip
     return None
@@ -137,7 +138,7 @@ def find_races(
     races: list[Race] = []
     for t in transactions:
         v, rv = t.version, t.read_version
-        if v is None or rv is None or rv < 0 or rv >= v - 1:
+        if v is None or rv is None or rv < -1 or rv >= v - 1:  # -1: a create that lost the v0 race
             continue
         winners = [by_version[w] for w in range(rv + 1, v) if w in by_version]
         missing = tuple(w for w in range(rv + 1, v) if w not in by_version)
