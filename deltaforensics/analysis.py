@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -10,7 +10,7 @@ import polars as pl
 
 from deltaforensics.engines.base import Engine
 from deltaforensics.engines.polars_engine import PolarsEngine, assemble
-from deltaforensics.errors import LogCorruptError, VersionNotFoundError
+from deltaforensics.errors import LogCorruptError, UsageError, VersionNotFoundError
 from deltaforensics.log.commits import read_commits
 from deltaforensics.log.listing import LogListing, list_log
 from deltaforensics.log.segment import LogSegment, diagnose_listing
@@ -120,6 +120,24 @@ class ConflictAnalysis:
     races: tuple[Any, ...]
     diagnostics: tuple[Diagnostic, ...]
     anomalies: tuple[Any, ...] = ()
+    conflicts: tuple[dict[str, Any], ...] = ()
+    attempts: tuple[dict[str, Any], ...] = ()
+    error_evidence: tuple[Any, ...] = ()
+    attempt_verdicts: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AttemptSpec:
+    """One ``--attempt``: the SQL and how to read it."""
+
+    sql: str
+    read_version: int | None = None
+    started_at_ms: int | None = None
+    profile_name: str | None = None
+    writes: dict[str, str] | None = None
+    replace_where: str | None = None
+    txn: tuple[str, int] | None = None
+    partition_overwrite_mode: str | None = None
 
 
 def analyze(
@@ -129,6 +147,8 @@ def analyze(
     to_version: int | None = None,
     profile_name: str | None = None,
     engine: Engine | None = None,
+    error_texts: Sequence[tuple[str, str]] = (),
+    attempts: Sequence[AttemptSpec] = (),
 ) -> ConflictAnalysis:
     """Replay the retained history, rebuild per-commit transactions, re-check every race."""
     from deltaforensics.conflicts.checker import find_races  # noqa: PLC0415
@@ -181,10 +201,100 @@ def analyze(
     anomalies = [
         a for a in find_anomalies(txns, loaded.replay) if not a.versions or max(a.versions) >= lo
     ]
+    conflicts: list[dict[str, Any]] = []
+    evidence_found = _error_evidence(error_texts, txns, loaded.replay, conflicts, diags)
+    attempt_dicts, verdicts = _attempts(attempts, txns, loaded.replay, conflicts)
     return ConflictAnalysis(
         loaded=loaded,
         transactions=tuple(txns),
         races=tuple(races),
         diagnostics=tuple(diags),
         anomalies=tuple(anomalies),
+        conflicts=tuple(conflicts),
+        attempts=tuple(attempt_dicts),
+        error_evidence=tuple(evidence_found),
+        attempt_verdicts=tuple(verdicts),
     )
+
+
+def _error_evidence(
+    texts: Sequence[tuple[str, str]],
+    txns: Sequence[Any],
+    rep: Replay,
+    conflicts: list[dict[str, Any]],
+    diags: list[Diagnostic],
+) -> list[Any]:
+    from deltaforensics.evidence.error_text import extract_conflicts  # noqa: PLC0415
+    from deltaforensics.evidence.winners import conflict_entry, match_winner  # noqa: PLC0415
+
+    found: list[Any] = []
+    for source, text in texts:
+        items = extract_conflicts(text, source=source)
+        if not items:
+            diags.append(warning("W501", f"no Delta concurrency exception found in {source}"))
+        for ev in items:
+            found.append(ev)
+            if ev.kind != "conflict":
+                diags.append(
+                    info(
+                        "W502",
+                        f"{source} line {ev.line}: {ev.exception} (commit retries exhausted, not a conflict)",
+                    )
+                )
+                continue
+            match = match_winner(ev, txns, rep.first_version)
+            conflicts.append(conflict_entry(ev, match, txns))
+    return found
+
+
+def _attempts(
+    specs: Sequence[AttemptSpec],
+    txns: Sequence[Any],
+    rep: Replay,
+    conflicts: list[dict[str, Any]],
+) -> tuple[list[dict[str, Any]], list[Any]]:
+    if not specs:
+        return [], []
+    from deltaforensics.conflicts.profiles import profile_by_name  # noqa: PLC0415
+    from deltaforensics.evidence import attempts as att  # noqa: PLC0415
+
+    out: list[dict[str, Any]] = []
+    verdicts: list[Any] = []
+    for spec in specs:
+        if spec.read_version is not None:
+            rv, rv_source = spec.read_version, "--read-version"
+        elif spec.started_at_ms is not None:
+            try:
+                rv, rv_source = att.read_version_at(rep, spec.started_at_ms), "--started-at"
+            except ValueError as exc:
+                raise UsageError(f"--started-at: {exc}") from None
+        else:
+            raise UsageError("--attempt needs --read-version N or --started-at TIMESTAMP")
+        if spec.profile_name:
+            profile = profile_by_name(spec.profile_name)
+        else:
+            recent = [t.profile for t in txns[-20:] if t.has_commit_info and not t.blind]
+            recent = recent or [t.profile for t in txns[-20:] if t.has_commit_info]
+            profile = recent[-1] if recent else profile_by_name("delta-spark")
+        try:
+            attempt = att.attempt_transaction(
+                spec.sql,
+                rep,
+                read_version=rv,
+                profile=profile,
+                writes=spec.writes,
+                replace_where=spec.replace_where,
+                txn=spec.txn,
+                partition_overwrite_mode=spec.partition_overwrite_mode,
+                read_version_source=rv_source,
+            )
+        except ValueError as exc:
+            raise UsageError(f"--attempt {spec.sql[:60]!r}: {exc}") from None
+        verdict = att.check_attempt(attempt, txns, rep)
+        verdicts.append(verdict)
+        as_dict = att.attempt_to_dict(verdict)
+        entry = as_dict.pop("conflict", None) or att.conflict_entry(verdict)
+        out.append(as_dict)
+        if entry is not None:
+            conflicts.append(entry)
+    return out, verdicts

@@ -199,6 +199,61 @@ def explain(
         Path | None,
         typer.Option("--output", "-o", help="Write the report to this file instead of stdout."),
     ] = None,
+    error: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--error",
+            help="A driver log, job output or stack trace holding the failure (repeatable; - for stdin).",
+        ),
+    ] = None,
+    attempt: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--attempt", help="A statement that failed or is planned, as Spark SQL (repeatable)."
+        ),
+    ] = None,
+    read_version: Annotated[
+        list[int] | None,
+        typer.Option(
+            "--read-version",
+            min=0,
+            help="The version each --attempt read (once for all, or once per attempt).",
+        ),
+    ] = None,
+    started_at: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--started-at",
+            help="When each --attempt started (ISO-8601 or epoch ms); it read the version current then.",
+        ),
+    ] = None,
+    attempt_profile: Annotated[
+        str | None,
+        typer.Option(
+            "--attempt-profile",
+            help="Engine profile of the attempts (default: the table's recent writers).",
+        ),
+    ] = None,
+    writes: Annotated[
+        str | None,
+        typer.Option(
+            "--writes",
+            help='Partitions an INSERT writes when the statement does not show them: "col=value,...".',
+        ),
+    ] = None,
+    replace_where: Annotated[
+        str | None, typer.Option("--replace-where", help="replaceWhere predicate of an overwrite.")
+    ] = None,
+    txn: Annotated[
+        str | None,
+        typer.Option("--txn", help="The attempt's own application transaction APPID:VERSION."),
+    ] = None,
+    partition_overwrite_mode: Annotated[
+        str | None,
+        typer.Option(
+            "--partition-overwrite-mode", help="dynamic marks an INSERT OVERWRITE as dynamic."
+        ),
+    ] = None,
     storage_option: StorageOption = None,
     storage_options_file: StorageOptionsFile = None,
 ) -> None:
@@ -213,9 +268,25 @@ def explain(
             profile_by_name(profile)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
+    specs = _attempt_specs(
+        attempt or [],
+        read_version or [],
+        started_at or [],
+        attempt_profile,
+        writes,
+        replace_where,
+        txn,
+        partition_overwrite_mode,
+    )
+    texts = [_read_error_text(e) for e in error or []]
     store = open_store(table, _storage_options(storage_option, storage_options_file))
     analysis = analyze(
-        store, from_version=from_version, to_version=to_version, profile_name=profile
+        store,
+        from_version=from_version,
+        to_version=to_version,
+        profile_name=profile,
+        error_texts=texts,
+        attempts=specs,
     )
     doc = explain_document(analysis)
     fmt = output_format or (
@@ -224,6 +295,92 @@ def explain(
     _write_report(doc, fmt, output)
     if failing_findings(doc, fail_on or []):
         raise typer.Exit(1)
+
+
+def _read_error_text(name: str) -> tuple[str, str]:
+    if name == "-":
+        return "<stdin>", sys.stdin.read()
+    path = Path(name)
+    try:
+        return name, path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise UsageError(f"--error {name}: {exc.strerror or exc}") from None
+
+
+def _parse_time_ms(text: str) -> int:
+    from datetime import UTC, datetime  # noqa: PLC0415
+
+    stripped = text.strip()
+    if stripped.isdigit():
+        return int(stripped)
+    try:
+        moment = datetime.fromisoformat(stripped.replace("Z", "+00:00"))
+    except ValueError:
+        raise UsageError(f"--started-at {text!r}: not ISO-8601 or epoch milliseconds") from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return int(moment.timestamp() * 1000)
+
+
+def _attempt_specs(
+    statements: list[str],
+    read_versions: list[int],
+    started: list[str],
+    profile: str | None,
+    writes: str | None,
+    replace_where: str | None,
+    txn: str | None,
+    overwrite_mode: str | None,
+) -> list[Any]:
+    from deltaforensics.analysis import AttemptSpec  # noqa: PLC0415
+
+    if not statements:
+        if read_versions or started or writes or replace_where or txn or overwrite_mode:
+            raise UsageError(
+                "--read-version, --started-at, --writes, --replace-where, --txn and --partition-overwrite-mode go with --attempt"
+            )
+        return []
+    for name, values in (("--read-version", read_versions), ("--started-at", started)):
+        if len(values) not in (0, 1, len(statements)):
+            raise UsageError(f"give {name} once, or once per --attempt ({len(statements)})")
+    if not read_versions and not started:
+        raise UsageError("--attempt needs --read-version N or --started-at TIMESTAMP")
+    written = None
+    if writes:
+        try:
+            written = dict(part.split("=", 1) for part in writes.split(",") if part.strip())
+        except ValueError:
+            raise UsageError('--writes takes "col=value,col2=value2"') from None
+        written = {k.strip(): v.strip() for k, v in written.items()}
+    app = None
+    if txn:
+        app_id, _, version = txn.rpartition(":")
+        if not app_id or not version.isdigit():
+            raise UsageError("--txn takes APPID:VERSION")
+        app = (app_id, int(version))
+    if overwrite_mode is not None and overwrite_mode.lower() not in ("dynamic", "static"):
+        raise UsageError("--partition-overwrite-mode is dynamic or static")
+    specs = []
+    for i, sql in enumerate(statements):
+        rv = read_versions[i if len(read_versions) > 1 else 0] if read_versions else None
+        at = (
+            _parse_time_ms(started[i if len(started) > 1 else 0])
+            if started and rv is None
+            else None
+        )
+        specs.append(
+            AttemptSpec(
+                sql=sql,
+                read_version=rv,
+                started_at_ms=at,
+                profile_name=profile,
+                writes=written,
+                replace_where=replace_where,
+                txn=app,
+                partition_overwrite_mode=overwrite_mode,
+            )
+        )
+    return specs
 
 
 def _write_report(doc: dict[str, Any], fmt: ExplainFormat, output: Path | None) -> None:

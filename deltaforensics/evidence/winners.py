@@ -226,8 +226,15 @@ def conflict_entry(
     }
 
 
+def partition_text(partition: Mapping[str, str | None] | None) -> str:
+    """Delta's hint form: ``[date=2024-01-01, region=null]``."""
+    if not partition:
+        return "the root of the table" if partition == {} else ""
+    return "[" + ", ".join(f"{k}={'null' if v is None else v}" for k, v in partition.items()) + "]"
+
+
 def _rule_sentence(exception: str, evidence: Any) -> str:
-    where = f" in partition {evidence.partition}" if evidence.partition else ""
+    where = f" in partition {partition_text(evidence.partition)}" if evidence.partition else ""
     return {
         "ConcurrentAppendException": f"The winner added files{where} that matched what the failed transaction read.",
         "ConcurrentDeleteReadException": f"The winner removed a file{where} that the failed transaction had read.",

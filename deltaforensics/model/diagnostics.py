@@ -31,6 +31,8 @@ CODES: dict[str, str] = {
     "W302": "read-version-unknown",
     "W303": "read-version-not-before-version",
     "W401": "model-disagreement",
+    "W501": "no-exception-in-error-text",
+    "W502": "commit-retries-exhausted",
 }
 
 
