@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, cast
 
 import polars as pl
 
@@ -66,8 +66,9 @@ class RuleContext:
 
     @property
     def read_predicate(self) -> Predicate | None:
-        value = self.overrides.get("read_predicate", self.loser.read_predicate)
-        return value if value is None or not isinstance(value, bool) else None
+        if "read_predicate" in self.overrides:
+            return cast("Predicate | None", self.overrides["read_predicate"])
+        return self.loser.read_predicate
 
     @property
     def read_whole_table(self) -> bool:
