@@ -199,7 +199,7 @@ def conflict_entry(
             f"{exception}: v{w.version} {w.operation}{who}"
             + (f" with predicate {pred}" if pred else "")
             + (
-                f" changed {len(files)} file(s) in partition {partition}"
+                f" changed {len(files)} file(s) in partition {partition_text(partition)}"
                 if partition and files
                 else ""
             )
@@ -209,6 +209,11 @@ def conflict_entry(
         if evidence.file_path:
             files = [evidence.file_path]
         reason = f"{exception}: winner {match.how}. {_rule_sentence(exception, evidence)}"
+    if w is not None and exception == "ConcurrentAppendException" and w.is_blind_append:
+        reason += (
+            f" Note: v{w.version} was a blind append, which WriteSerializable ignores; it conflicts only with a "
+            "transaction that ran Serializable or changed metadata (schema evolution, ADD CONSTRAINT, overwriteSchema)."
+        )
     retry = later_retry(evidence, w, txns)
     if retry is not None:
         reason += f" A later commit by the same writer (v{retry.version}, {retry.operation}) shows its likely read set: {retry.read_reason}."
