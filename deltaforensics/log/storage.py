@@ -75,7 +75,8 @@ class FsspecLogStore:
         table = split_table_uri(uri)
         if _is_local(table):
             path = unquote(urlparse(table).path) if table.startswith("file:") else table
-            root = str(Path(path).expanduser().resolve())
+            # absolute, but symlinks kept: the table is reported as the user named it
+            root = os.path.abspath(Path(path).expanduser())
             return cls(fs=fsspec.filesystem("file"), root=root, display_uri=root, **kwargs)
         from deltaforensics.log import location  # noqa: PLC0415 - keeps azure code off local runs
 
