@@ -431,8 +431,8 @@ def duplicate_streaming_query(path: Path) -> Sample:
 
 
 def deltars_concurrent_optimize(path: Path) -> Sample:
-    import pyarrow as pa  # noqa: PLC0415 - only this sample needs the engine
-    from deltalake import DeltaTable, write_deltalake  # noqa: PLC0415
+    import pyarrow as pa
+    from deltalake import DeltaTable, write_deltalake
 
     s = Sample(
         name="deltars_concurrent_optimize",

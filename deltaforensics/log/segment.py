@@ -146,7 +146,9 @@ def diagnose_listing(
                 warning(
                     "W101",
                     f"commit(s) {_ranges(missing)} missing from the log"
-                    + (f"; read around them from checkpoint {cp.version}" if cp and covered else ""),
+                    + (
+                        f"; read around them from checkpoint {cp.version}" if cp and covered else ""
+                    ),
                     missing[0],
                 )
             )

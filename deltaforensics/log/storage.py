@@ -76,7 +76,7 @@ class FsspecLogStore:
         if _is_local(table):
             path = unquote(urlparse(table).path) if table.startswith("file:") else table
             # absolute, but symlinks kept: the table is reported as the user named it
-            root = os.path.abspath(Path(path).expanduser())
+            root = os.path.abspath(Path(path).expanduser())  # noqa: PTH100 - resolve() would follow symlinks
             return cls(fs=fsspec.filesystem("file"), root=root, display_uri=root, **kwargs)
         from deltaforensics.log import location  # noqa: PLC0415 - keeps azure code off local runs
 

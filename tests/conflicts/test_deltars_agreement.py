@@ -153,9 +153,7 @@ CASES = [
     (
         "5d append d4/merge with literal",
         append(D4, range(1000, 1003)),
-        merge(
-            f"t.user_id = s.user_id AND t.date = '{D1}' AND t.date = s.date", rows(D1, range(3))
-        ),
+        merge(f"t.user_id = s.user_id AND t.date = '{D1}' AND t.date = s.date", rows(D1, range(3))),
         P,
         OK,
     ),
