@@ -18,7 +18,7 @@ import polars as pl
 
 from deltaforensics.errors import LogCorruptError, VersionNotFoundError
 from deltaforensics.model.actions import Metadata, Protocol
-from deltaforensics.model.commit_info import commit_info_columns
+from deltaforensics.model.commit_info import with_commit_info_columns
 from deltaforensics.model.diagnostics import Diagnostic, info, warning
 from deltaforensics.model.schemas import ActionFrames
 from deltaforensics.snapshot import Snapshot
@@ -27,17 +27,29 @@ KEY = ("path", "dv_id")
 
 
 def build_lifecycle(files: pl.DataFrame) -> pl.DataFrame:
-    """One row per add with ``added_version``, ``end_version`` and ``end_action``."""
-    ordered = files.with_columns(
-        pl.when(pl.col("action") == "add").then(1).otherwise(0).alias("_rank")
-    ).sort([*KEY, "version", "_rank", "seq"])
-    with_next = ordered.with_columns(
-        pl.col("version").shift(-1).over(list(KEY)).alias("end_version"),
-        pl.col("action").shift(-1).over(list(KEY)).alias("end_action"),
+    """One row per add with ``added_version``, ``end_version`` and ``end_action``.
+
+    Sorts only the key columns and a row index (not the wide rows with their stats), takes the
+    next action of the same key with a plain shift over the sorted keys (no ``over`` window,
+    which hashes every key again), then gathers the add rows in that order.
+    """
+    order = (
+        files.select(*KEY, "version", "seq", "action")
+        .with_row_index("_i")
+        .with_columns((pl.col("action") == "add").cast(pl.Int8).alias("_rank"))
+        .sort([*KEY, "version", "_rank", "seq"])
     )
+    same_key = pl.all_horizontal(pl.col(k).eq_missing(pl.col(k).shift(-1)) for k in KEY)
+    nxt = order.select(
+        "_i",
+        "action",
+        pl.when(same_key).then(pl.col("version").shift(-1)).alias("end_version"),
+        pl.when(same_key).then(pl.col("action").shift(-1)).alias("end_action"),
+    ).filter(pl.col("action") == "add")
     return (
-        with_next.filter(pl.col("action") == "add")
-        .drop("_rank", "action", "deletion_timestamp")
+        files[nxt["_i"]]
+        .with_columns(nxt["end_version"], nxt["end_action"])
+        .drop("action", "deletion_timestamp")
         .rename({"version": "added_version"})
     )
 
@@ -181,9 +193,9 @@ class Replay:
         versions = pl.DataFrame(
             {"version": list(self.frames.commit_versions)}, schema={"version": pl.Int64}
         )
-        infos = self.frames.commit_infos.unique(
-            "version", keep="first", maintain_order=True
-        ).with_columns(commit_info_columns())
+        infos = with_commit_info_columns(
+            self.frames.commit_infos.unique("version", keep="first", maintain_order=True)
+        )
         files = self.frames.files.filter(pl.col("source") == "commit")
         counts = files.group_by("version").agg(
             (pl.col("action") == "add").sum().cast(pl.Int64).alias("num_added_files"),
@@ -266,8 +278,11 @@ def content_diagnostics(rep: Replay) -> list[Diagnostic]:
     frames = rep.frames
     for v, raw in frames.unknown.iter_rows():
         out.append(info("W201", f"unknown action kept, not interpreted: {raw[:120]}", v))
-    commits = rep.commits
-    missing = commits.filter(~pl.col("has_commit_info"))["version"].to_list()
+    # W202 needs only which versions lack commitInfo; building Replay.commits for it (typed
+    # commitInfo columns, file counts, joins) cost more than the rest of a history load.
+    infos = frames.commit_infos
+    with_info = set(infos.filter(pl.col("commit_info").is_not_null())["version"].to_list())
+    missing = [v for v in frames.commit_versions if v not in with_info]
     if missing:
         shown = ", ".join(str(v) for v in missing[:10]) + (" …" if len(missing) > 10 else "")
         out.append(

@@ -14,6 +14,7 @@ import json
 import re
 from collections.abc import Sequence
 
+import numpy as np
 import polars as pl
 
 from deltaforensics.errors import LogCorruptError
@@ -43,6 +44,42 @@ def parse_raw(buffer: bytes) -> pl.DataFrame:
     return pl.read_ndjson(io.BytesIO(buffer), schema=RAW_ACTION_SCHEMA)
 
 
+_SCHEMA_WITHOUT_VERSION = {k: v for k, v in RAW_ACTION_SCHEMA.items() if k != "_v"}
+
+
+def _read_plain(blobs: Sequence[tuple[int, str, bytes]]) -> pl.DataFrame | None:
+    """Join the files as they are; the version column comes from per-file line counts.
+
+    Only when every non-empty file starts with ``{`` and so does every line after the first
+    (no blank lines, BOM or stray text: one line is one row), and the parsed row count equals
+    the line count. Otherwise ``None``, and the files go through ``inject_version`` as before.
+    Saves the per-file strip/slice/replace copies (0.33 s -> ~0.1 s for 82 MB in 20k files).
+    """
+    parts: list[bytes] = []
+    counts = np.zeros(len(blobs), dtype=np.int64)
+    versions = np.empty(len(blobs), dtype=np.int64)
+    for i, (version, _, data) in enumerate(blobs):
+        versions[i] = version
+        if not data:
+            continue
+        ends = data.endswith(b"\n")
+        lines = data.count(b"\n") + (0 if ends else 1)
+        if data[:1] != b"{" or data.count(b"\n{") != lines - 1:
+            return None
+        counts[i] = lines
+        parts.append(data if ends else data + b"\n")
+    total = int(counts.sum())
+    if not total:
+        return None
+    try:
+        raw = pl.read_ndjson(io.BytesIO(b"".join(parts)), schema=_SCHEMA_WITHOUT_VERSION)
+    except (pl.exceptions.PolarsError, ValueError):
+        return None
+    if raw.height != total:
+        return None
+    return raw.insert_column(0, pl.Series("_v", np.repeat(versions, counts)))
+
+
 def read_commits(blobs: Sequence[tuple[int, str, bytes]]) -> pl.DataFrame:
     """Parse ``(version, name, bytes)`` commit files into a raw frame (``RAW_ACTION_SCHEMA``).
 
@@ -51,17 +88,24 @@ def read_commits(blobs: Sequence[tuple[int, str, bytes]]) -> pl.DataFrame:
     ``\\n`` survive), so a file whose JSON holds any other escape (JSON text nested in a string,
     as delta-rs CREATE TABLE writes) is read by the exact path instead.
     """
-    if any((b := _body(data)) and not b.startswith(b"{") for _, _, data in blobs):
+    if any(
+        data[:1] != b"{" and (b := _body(data)) and not b.startswith(b"{") for _, _, data in blobs
+    ):
         return _read_exactly(blobs)  # names the file whose first line is not a JSON object
     exact = [i for i, (_, _, data) in enumerate(blobs) if _ESCAPES_POLARS_MANGLES.search(data)]
-    fast = [blob for i, blob in enumerate(blobs) if i not in set(exact)] if exact else list(blobs)
-    buffer = b"".join(inject_version(v, data) for v, _, data in fast)
-    try:
-        raw = parse_raw(buffer)
-    except (pl.exceptions.PolarsError, ValueError):
-        return _read_exactly(blobs)
-    if raw["_v"].null_count():
-        return _read_exactly(blobs)
+    exact_set = set(exact)  # once: `i not in set(exact)` per file was O(files x exact)
+    fast = [blob for i, blob in enumerate(blobs) if i not in exact_set] if exact else list(blobs)
+    plain = _read_plain(fast)
+    if plain is not None:
+        raw = plain
+    else:
+        buffer = b"".join(inject_version(v, data) for v, _, data in fast)
+        try:
+            raw = parse_raw(buffer)
+        except (pl.exceptions.PolarsError, ValueError):
+            return _read_exactly(blobs)
+        if raw["_v"].null_count():
+            return _read_exactly(blobs)
     if not exact:
         return raw
     patched = pl.concat([raw, _read_exactly([blobs[i] for i in exact])], how="vertical")

@@ -113,8 +113,17 @@ class FsspecLogStore:
             delay *= 2
         raise AssertionError("unreachable")  # pragma: no cover
 
+    @property
+    def _local(self) -> bool:
+        protocol = getattr(self.fs, "protocol", ())
+        return "file" in (protocol if isinstance(protocol, tuple | list) else (protocol,))
+
     def list_log(self) -> list[StoredFile]:
         base = self.log_path
+        if self._local:
+            found = self._list_local(base)
+            if found is not None:
+                return found
         try:
             entries = self._call("listing _delta_log", lambda: self.fs.ls(base, detail=True))
         except FileNotFoundError:
@@ -137,6 +146,24 @@ class FsspecLogStore:
                     out.append(StoredFile(name + "/", None))
                 continue
             out.append(StoredFile(name, entry.get("size")))
+        return out
+
+    def _list_local(self, base: str) -> list[StoredFile] | None:
+        """``os.scandir`` instead of fsspec's ``ls`` (a stat per entry through three layers of
+        path normalisation); ``None`` on any error, so the fsspec path reports it as before."""
+        out: list[StoredFile] = []
+        try:
+            with os.scandir(base) as it:
+                for entry in it:
+                    if entry.is_dir():
+                        if entry.name in _NESTED_DIRS:
+                            out.extend(self._list_nested(f"{base}/{entry.name}", entry.name))
+                        else:
+                            out.append(StoredFile(entry.name + "/", None))
+                        continue
+                    out.append(StoredFile(entry.name, entry.stat().st_size))
+        except OSError:
+            return None
         return out
 
     def _list_nested(self, path: str, prefix: str) -> list[StoredFile]:
@@ -178,7 +205,31 @@ class FsspecLogStore:
             return {}
         if getattr(self.fs, "async_impl", False):
             return self._read_many_async(names)
+        if self._local:
+            return self._read_many_local(names)
         return {name: self.read(name) for name in names}
+
+    def _read_many_local(self, names: Sequence[str]) -> dict[str, bytes]:
+        """``os.open``/``os.read``: per small file, fsspec's ``cat_file`` costs several times the
+        read itself (``info``, ``_strip_protocol`` x3, a ``LocalFileOpener``; builtin ``open``
+        still builds a buffered reader). On any error the file goes through ``read``, which
+        retries and words the error exactly as before."""
+        base = self.log_path
+        flags = os.O_RDONLY | getattr(os, "O_BINARY", 0)
+        out: dict[str, bytes] = {}
+        for name in names:
+            try:
+                fd = os.open(f"{base}/{name}", flags)
+                try:
+                    chunks = []
+                    while chunk := os.read(fd, 1 << 20):
+                        chunks.append(chunk)
+                finally:
+                    os.close(fd)
+                out[name] = b"".join(chunks)
+            except OSError:
+                out[name] = self.read(name)
+        return out
 
     def _read_many_async(self, names: Sequence[str]) -> dict[str, bytes]:
         out: dict[str, bytes] = {}
