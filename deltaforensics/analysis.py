@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import polars as pl
@@ -124,6 +124,7 @@ class ConflictAnalysis:
     attempts: tuple[dict[str, Any], ...] = ()
     error_evidence: tuple[Any, ...] = ()
     attempt_verdicts: tuple[Any, ...] = ()
+    recommendations: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -149,6 +150,7 @@ def analyze(
     engine: Engine | None = None,
     error_texts: Sequence[tuple[str, str]] = (),
     attempts: Sequence[AttemptSpec] = (),
+    recommendations: bool = True,
 ) -> ConflictAnalysis:
     """Replay the retained history, rebuild per-commit transactions, re-check every race."""
     from deltaforensics.conflicts.checker import find_races  # noqa: PLC0415
@@ -204,7 +206,7 @@ def analyze(
     conflicts: list[dict[str, Any]] = []
     evidence_found = _error_evidence(error_texts, txns, loaded.replay, conflicts, diags)
     attempt_dicts, verdicts = _attempts(attempts, txns, loaded.replay, conflicts)
-    return ConflictAnalysis(
+    result = ConflictAnalysis(
         loaded=loaded,
         transactions=tuple(txns),
         races=tuple(races),
@@ -215,6 +217,22 @@ def analyze(
         error_evidence=tuple(evidence_found),
         attempt_verdicts=tuple(verdicts),
     )
+    if not recommendations:
+        return result
+    from deltaforensics.whatif.recommend import recommend  # noqa: PLC0415
+
+    advice = recommend(result, attempts=observed_attempts(result))
+    return replace(result, recommendations=tuple(advice))
+
+
+def observed_attempts(analysis: ConflictAnalysis) -> list[tuple[Any, tuple[Any, ...], str]]:
+    """Attempts as (loser, winners, outcome) for the what-if evaluation."""
+    by_version = {t.version: t for t in analysis.transactions if t.version is not None}
+    out = []
+    for verdict in analysis.attempt_verdicts:
+        winners = tuple(by_version[v] for v in verdict.winners if v in by_version)
+        out.append((verdict.loser, winners, verdict.outcome))
+    return out
 
 
 def _error_evidence(

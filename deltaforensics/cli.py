@@ -157,6 +157,11 @@ def snapshot(
         _warn(doc["diagnostics"])
 
 
+class WhatIfFormat(StrEnum):
+    json = "json"
+    markdown = "markdown"
+
+
 class FailOn(StrEnum):
     conflict = "conflict"
     anomaly = "anomaly"
@@ -426,6 +431,132 @@ def failing_findings(doc: dict[str, Any], fail_on: list[FailOn]) -> list[str]:
     if FailOn.disagreement in fail_on and any(d["code"] == "W401" for d in doc["diagnostics"]):
         hits.append("disagreement")
     return hits
+
+
+@app.command()
+def whatif(
+    table: TableArg,
+    partition_by: Annotated[
+        str | None, typer.Option("--partition-by", help="Comma-separated columns to partition by.")
+    ] = None,
+    isolation: Annotated[
+        str | None,
+        typer.Option(
+            "--isolation",
+            help="Serializable or WriteSerializable (as the writers' engine spells it).",
+        ),
+    ] = None,
+    deletion_vectors: Annotated[
+        bool,
+        typer.Option(
+            "--deletion-vectors",
+            help="Enable deletion vectors (row-level concurrency where the engine has it).",
+        ),
+    ] = False,
+    liquid: Annotated[
+        str | None, typer.Option("--liquid", help="Comma-separated liquid clustering columns.")
+    ] = None,
+    explicit_merge_predicates: Annotated[
+        bool,
+        typer.Option(
+            "--explicit-merge-predicates",
+            help="Add literal partition conjuncts to MERGE conditions.",
+        ),
+    ] = False,
+    profile: Annotated[
+        str | None, typer.Option("--profile", help="Force an engine profile (as for explain).")
+    ] = None,
+    output_format: Annotated[
+        WhatIfFormat, typer.Option("--format", help="json or markdown.")
+    ] = None,  # type: ignore[assignment]
+    error: Annotated[
+        list[str] | None, typer.Option("--error", help="Error texts, as for explain (repeatable).")
+    ] = None,
+    attempt: Annotated[
+        list[str] | None,
+        typer.Option("--attempt", help="Attempted statements, as for explain (repeatable)."),
+    ] = None,
+    read_version: Annotated[
+        list[int] | None,
+        typer.Option("--read-version", min=0, help="Read version of each --attempt."),
+    ] = None,
+    started_at: Annotated[
+        list[str] | None, typer.Option("--started-at", help="Start time of each --attempt.")
+    ] = None,
+    attempt_profile: Annotated[
+        str | None, typer.Option("--attempt-profile", help="Engine profile of the attempts.")
+    ] = None,
+    writes: Annotated[
+        str | None, typer.Option("--writes", help='Partitions an INSERT writes: "col=value,...".')
+    ] = None,
+    replace_where: Annotated[
+        str | None, typer.Option("--replace-where", help="replaceWhere predicate of an overwrite.")
+    ] = None,
+    txn: Annotated[
+        str | None,
+        typer.Option("--txn", help="The attempt's application transaction APPID:VERSION."),
+    ] = None,
+    partition_overwrite_mode: Annotated[
+        str | None, typer.Option("--partition-overwrite-mode", help="dynamic or static.")
+    ] = None,
+    storage_option: StorageOption = None,
+    storage_options_file: StorageOptionsFile = None,
+) -> None:
+    """Which conflicts and fragile races a change would avoid or introduce, measured on this history."""
+    from deltaforensics.analysis import analyze, observed_attempts, open_store  # noqa: PLC0415
+    from deltaforensics.whatif.document import whatif_document  # noqa: PLC0415
+    from deltaforensics.whatif.scenario import (  # noqa: PLC0415
+        DeletionVectors,
+        ExplicitMergePredicates,
+        IsolationChange,
+        Liquid,
+        PartitionBy,
+        Scenario,
+    )
+
+    changes: list[Any] = []
+    if partition_by:
+        changes.append(PartitionBy(tuple(c.strip() for c in partition_by.split(",") if c.strip())))
+    if isolation:
+        if isolation.strip().lower() not in (
+            "serializable",
+            "writeserializable",
+            "snapshotisolation",
+        ):
+            raise UsageError("--isolation is Serializable or WriteSerializable")
+        changes.append(IsolationChange(isolation.strip()))
+    if deletion_vectors:
+        changes.append(DeletionVectors())
+    if liquid:
+        changes.append(Liquid(tuple(c.strip() for c in liquid.split(",") if c.strip())))
+    if explicit_merge_predicates:
+        changes.append(ExplicitMergePredicates())
+    if not changes:
+        raise UsageError(
+            "name at least one change: --partition-by, --isolation, --deletion-vectors, --liquid, --explicit-merge-predicates"
+        )
+    specs = _attempt_specs(
+        attempt or [],
+        read_version or [],
+        started_at or [],
+        attempt_profile,
+        writes,
+        replace_where,
+        txn,
+        partition_overwrite_mode,
+    )
+    texts = [_read_error_text(e) for e in error or []]
+    store = open_store(table, _storage_options(storage_option, storage_options_file))
+    analysis = analyze(
+        store, profile_name=profile, error_texts=texts, attempts=specs, recommendations=False
+    )
+    doc = whatif_document(analysis, Scenario.of(*changes), attempts=observed_attempts(analysis))
+    if (output_format or WhatIfFormat.json) is WhatIfFormat.markdown:
+        from deltaforensics.report.to_markdown import whatif_to_markdown  # noqa: PLC0415
+
+        _emit(whatif_to_markdown(doc))
+    else:
+        _emit_json(doc)
 
 
 @app.command()

@@ -27,3 +27,23 @@ def test_the_core_does_not_import_storage_or_terminal_libraries_at_import_time()
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert out.strip() in ("", "fsspec"), out  # fsspec only via the log package, never the core
+
+
+def test_ruff_lint_and_format_are_clean() -> None:
+    """The CI command is the test command, so lint and formatting are tests too."""
+    exe = shutil.which("ruff")
+    assert exe, "ruff is a dev dependency: pip install -e '.[dev]'"
+    for args in ([exe, "check", "."], [exe, "format", "--check", "."]):
+        result = subprocess.run(args, cwd=REPO, capture_output=True, text=True, check=False)
+        assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+
+
+def test_mypy_strict_is_clean() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", "--no-incremental", "--cache-dir", "/dev/null"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]

@@ -33,6 +33,11 @@ CODES: dict[str, str] = {
     "W401": "model-disagreement",
     "W501": "no-exception-in-error-text",
     "W502": "commit-retries-exhausted",
+    "W601": "partition-layout",
+    "W602": "footprint-unknown",
+    "W603": "change-not-applicable",
+    "W604": "baseline-not-reproduced",
+    "W605": "change-is-a-metadata-commit",
 }
 
 

@@ -88,6 +88,6 @@ def explain_document(analysis: ConflictAnalysis) -> dict[str, Any]:
         "conflicts": list(analysis.conflicts),
         "attempts": list(analysis.attempts),
         "anomalies": [a.to_dict() for a in analysis.anomalies],
-        "recommendations": [],
+        "recommendations": list(analysis.recommendations),
         "diagnostics": [d.to_dict() for d in analysis.diagnostics],
     }

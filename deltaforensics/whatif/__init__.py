@@ -1,1 +1,43 @@
-"""See the package docstring of each module."""
+"""What-if: which change would have prevented a table's conflicts, measured on its history.
+
+Scenarios are data (:mod:`.scenario`); applying one is pure (:mod:`.transform`); the same
+checker judges the table's races, the pasted errors / attempts and the writer matrix before
+and after (:mod:`.compare`); :mod:`.recommend` evaluates candidate changes and returns the
+engine-aware ones that help. Entry points: :func:`whatif_document` and :func:`recommend`.
+"""
+
+from __future__ import annotations
+
+from deltaforensics.whatif.compare import Comparison, Evaluation, Observed
+from deltaforensics.whatif.document import whatif_document
+from deltaforensics.whatif.recommend import recommend
+from deltaforensics.whatif.scenario import (
+    Change,
+    DeletionVectors,
+    ExplicitMergePredicates,
+    IsolationChange,
+    Liquid,
+    MarkBlindAppends,
+    PartitionBy,
+    Scenario,
+    SeparateSchedules,
+    change_from_dict,
+)
+
+__all__ = [
+    "Change",
+    "Comparison",
+    "DeletionVectors",
+    "Evaluation",
+    "ExplicitMergePredicates",
+    "IsolationChange",
+    "Liquid",
+    "MarkBlindAppends",
+    "Observed",
+    "PartitionBy",
+    "Scenario",
+    "SeparateSchedules",
+    "change_from_dict",
+    "recommend",
+    "whatif_document",
+]

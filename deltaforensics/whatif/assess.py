@@ -1,0 +1,281 @@
+"""How far to trust one comparison: its confidence and the diagnostics that say why.
+
+Codes (``W6xx``, what-if): W601 partition-layout (partition count / small files of a new
+layout), W602 footprint-unknown, W603 change-not-applicable (engine or table makes the change a
+no-op or impossible as stated), W604 baseline-not-reproduced (evidence the model does not
+reproduce is excluded), W605 change-is-a-metadata-commit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from deltaforensics.conflicts.profiles import parse_isolation
+from deltaforensics.model.diagnostics import Diagnostic, info, warning
+from deltaforensics.model.ids import IsolationLevel
+from deltaforensics.transactions import Transaction
+from deltaforensics.whatif.layout import layout_stats
+from deltaforensics.whatif.scenario import (
+    DeletionVectors,
+    ExplicitMergePredicates,
+    IsolationChange,
+    Liquid,
+    MarkBlindAppends,
+    PartitionBy,
+    SeparateSchedules,
+)
+from deltaforensics.whatif.transform import Rewriter, is_pure_append
+from deltaforensics.whatif.writers import writer_of
+
+if TYPE_CHECKING:
+    from deltaforensics.whatif.compare import Comparison
+
+HIGH_PARTITIONS = 1000  # Databricks/OSS guidance: fewer, larger partitions (≥ 1 GB each)
+SMALL_PARTITION_BYTES = 1 << 30
+FILE_MULTIPLIER = 10
+MAX_LISTED = 10
+_LEVELS = ("low", "medium", "high")
+
+
+def lower(confidence: str, to: str) -> str:
+    return to if _LEVELS.index(to) < _LEVELS.index(confidence) else confidence
+
+
+def rlc_engines(transactions: Sequence[Transaction]) -> bool:
+    """Whether the table's data-changing writers all run where row-level concurrency exists."""
+    writers = [t for t in transactions if t.version != 0 and not t.blind]
+    return bool(writers) and all(t.profile.row_level_concurrency for t in writers)
+
+
+def assess(
+    comparison: Comparison, rewriter: Rewriter, transactions: Sequence[Transaction]
+) -> tuple[str, tuple[Diagnostic, ...]]:
+    diags: list[Diagnostic] = []
+    confidence = "high"
+    scenario = comparison.scenario
+    if scenario.find(Liquid) and scenario.find(PartitionBy):
+        diags.append(
+            warning("W603", "liquid clustering replaces partitioning: partition-by is ignored")
+        )
+    for change in scenario.changes:
+        if isinstance(change, PartitionBy) and not scenario.find(Liquid):
+            confidence = lower(confidence, _partition_by(change, rewriter, transactions, diags))
+        elif isinstance(change, Liquid | DeletionVectors):
+            rep = rewriter.replay
+            partitioned = bool(rep.metadata_at(rep.end_version).partition_columns)
+            confidence = lower(confidence, _row_level(change, transactions, partitioned, diags))
+        elif isinstance(change, IsolationChange):
+            _isolation(change, transactions, diags)
+        elif isinstance(change, ExplicitMergePredicates):
+            _explicit(change, rewriter, transactions, diags)
+        elif isinstance(change, SeparateSchedules | MarkBlindAppends):
+            _writers_exist(change, transactions, diags)
+    evaluated = len(comparison.pairs) + len(comparison.matrix)
+    if evaluated == 0:
+        confidence = "low"
+        diags.append(warning("W602", "nothing to evaluate: no race, error, attempt or writer pair"))
+    unknown = comparison.unknown
+    if unknown:
+        confidence = lower(confidence, "low" if 2 * unknown >= evaluated else "medium")
+        diags.append(
+            warning(
+                "W602",
+                f"{unknown} of {evaluated} evaluated pairs have an unknown outcome under the "
+                "change (missing statistics or too wide a footprint); they are not counted",
+            )
+        )
+    excluded = [p for p in comparison.pairs if not p.trusted]
+    for p in excluded[:MAX_LISTED]:
+        diags.append(warning("W604", f"{p.source} {p.label}: {p.reason}", p.loser.version))
+    if excluded:
+        confidence = lower(confidence, "medium")
+    changed = [p for p in comparison.pairs if p.after is not None and p.after != p.before]
+    weak = [p for p in changed if p.loser.confidence == "low"]
+    if weak:
+        confidence = lower(confidence, "low" if len(weak) == len(changed) else "medium")
+    return confidence, tuple(diags)
+
+
+def _partition_by(
+    change: PartitionBy,
+    rewriter: Rewriter,
+    transactions: Sequence[Transaction],
+    diags: list[Diagnostic],
+) -> str:
+    rep = rewriter.replay
+    current = rep.metadata_at(rep.end_version).partition_columns
+    cols = change.columns
+    diags.append(
+        info(
+            "W605",
+            "changing the partitioning rewrites the table (REPLACE TABLE / overwrite with a new "
+            "schema): that commit fails every concurrent writer; run it in a quiet window",
+        )
+    )
+    if [c.lower() for c in cols] == [c.lower() for c in current]:
+        diags.append(info("W603", f"the table is already partitioned by {', '.join(current)}"))
+        return "high"
+    layout = rewriter.layout
+    if layout is None:
+        rlc = " (Databricks row-level concurrency needs deletion vectors or liquid clustering)"
+        diags.append(
+            warning(
+                "W603",
+                "an unpartitioned table has no partition precision: every non-blind add conflicts "
+                f"with every reader{rlc if rlc_engines(transactions) else ''}",
+            )
+        )
+        return "high"
+    for col in layout.unknown_columns:
+        diags.append(warning("W602", f"no file has min/max statistics for {col}"))
+    stats = layout_stats(rewriter.history)
+    avg = stats.bytes // stats.partitions if stats.partitions else 0
+    facts = (
+        f"{stats.partitions} partition(s) and {stats.files_after} file(s) (from "
+        f"{stats.files_before}) at v{rep.end_version}, about {avg:,} bytes per partition"
+    )
+    if stats.partitions > HIGH_PARTITIONS or (
+        stats.files_after >= FILE_MULTIPLIER * max(stats.files_before, 1)
+        and stats.files_after > 100
+    ):
+        diags.append(
+            warning(
+                "W601",
+                f"partitioning by {', '.join(cols)} gives {facts}: high cardinality means many "
+                "small files; partition by a low-cardinality column the writers filter on",
+            )
+        )
+    elif stats.partitions and avg < SMALL_PARTITION_BYTES:
+        diags.append(
+            info("W601", f"partitioning by {', '.join(cols)} gives {facts} (guidance: ≥ 1 GB each)")
+        )
+    else:
+        diags.append(info("W601", f"partitioning by {', '.join(cols)} gives {facts}"))
+    return "medium" if layout.existing.keys() != set(layout.columns) else "high"
+
+
+def _row_level(
+    change: Liquid | DeletionVectors,
+    transactions: Sequence[Transaction],
+    partitioned: bool,
+    diags: list[Diagnostic],
+) -> str:
+    engines = sorted({t.profile.engine for t in transactions if t.version != 0 and not t.blind})
+    if not rlc_engines(transactions):
+        diags.append(
+            warning(
+                "W603",
+                "row-level concurrency exists only on Databricks (DBR ≥ 14.2, unpartitioned "
+                "deletion-vector or liquid tables); the data-changing writers here run "
+                f"{', '.join(engines) or 'nothing'}, where "
+                + (
+                    "a liquid table conflicts like an unpartitioned one"
+                    if isinstance(change, Liquid)
+                    else "deletion vectors change no conflict outcome"
+                ),
+            )
+        )
+        return "high"
+    if isinstance(change, DeletionVectors):
+        if partitioned:
+            diags.append(
+                info(
+                    "W603",
+                    "on a partitioned table deletion vectors bring no row-level concurrency; on "
+                    "Databricks they only stop OPTIMIZE without ZORDER BY conflicting with DML",
+                )
+            )
+        diags.append(
+            info("W605", "enabling deletion vectors upgrades the protocol (reader 3 / writer 7)")
+        )
+    return "medium"  # which rows two DML commits touched is not in the log
+
+
+def _isolation(
+    change: IsolationChange, transactions: Sequence[Transaction], diags: list[Diagnostic]
+) -> None:
+    value = change.level
+    ignored = [
+        t for t in transactions if t.version != 0 and parse_isolation(value, t.profile) is None
+    ]
+    by_engine = sorted({t.profile.engine for t in ignored})
+    for engine in by_engine:
+        hint = (
+            " (delta-rs parses camelCase only: use 'writeSerializable', which Spark also accepts)"
+            if engine == "delta-rs"
+            else ""
+        )
+        diags.append(
+            warning(
+                "W603",
+                f"{engine} does not parse delta.isolationLevel={value!r}: its commits keep the "
+                f"engine default{hint}",
+            )
+        )
+    levels = {parse_isolation(value, t.profile) for t in transactions if t.version != 0}
+    if IsolationLevel.SERIALIZABLE in levels:
+        diags.append(
+            warning(
+                "W603",
+                "Serializable never avoids a conflict: it only adds conflicts with blind appends",
+            )
+        )
+    engines = {t.profile.engine for t in transactions}
+    if IsolationLevel.WRITE_SERIALIZABLE in levels and "delta-spark" in engines:
+        diags.append(
+            info(
+                "W603",
+                "open-source Delta (≥ 2.1) refuses to *set* delta.isolationLevel to anything but "
+                "Serializable; it honours WriteSerializable only when the property is already in "
+                "the table metadata (e.g. set on Databricks)",
+            )
+        )
+    diags.append(info("W605", "changing delta.isolationLevel is a metadata commit"))
+
+
+def _explicit(
+    change: ExplicitMergePredicates,
+    rewriter: Rewriter,
+    transactions: Sequence[Transaction],
+    diags: list[Diagnostic],
+) -> None:
+    ops = set(change.operations)
+    hits = [t for t in transactions if t.operation in ops]
+    if not hits:
+        diags.append(info("W603", f"no {'/'.join(sorted(ops))} commit in the analysed history"))
+        return
+    rewritten = [rewriter.transaction(t)[0] for t in hits[-1:]]
+    if not any(t.partition_columns for t in rewritten):
+        diags.append(
+            warning(
+                "W603",
+                "explicit partition predicates need a partitioned table: without partition "
+                "columns Delta-Spark has no partition precision",
+            )
+        )
+
+
+def _writers_exist(
+    change: SeparateSchedules | MarkBlindAppends,
+    transactions: Sequence[Transaction],
+    diags: list[Diagnostic],
+) -> None:
+    names = {writer_of(t) for t in transactions}
+    wanted = (
+        {change.writer_a, change.writer_b}
+        if isinstance(change, SeparateSchedules)
+        else {change.writer}
+    )
+    for name in sorted(wanted - names):
+        diags.append(warning("W603", f"no commit in the analysed history is by writer {name!r}"))
+    if isinstance(change, MarkBlindAppends):
+        mine = [t for t in transactions if writer_of(t) == change.writer]
+        if mine and not any(is_pure_append(t) for t in mine):
+            diags.append(warning("W603", f"{change.writer} made no pure append to mark as blind"))
+        if any(t.profile.engine == "kernel" for t in mine):
+            diags.append(
+                warning(
+                    "W603", "Kernel-Java always records isBlindAppend=false; it cannot be marked"
+                )
+            )

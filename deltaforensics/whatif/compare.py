@@ -1,0 +1,317 @@
+"""Baseline vs scenario over one evaluation set, with the same checker on both sides.
+
+The evaluation set is what the estimate rests on:
+
+- **races**: committed transactions rebased over winners they did not read. They committed, so
+  their baseline is "commits"; one that fails under the scenario is a conflict *introduced*. A
+  race is *fragile* when one small perturbation (``checker.fragility``) would have failed it;
+  a perturbation that merely undoes the scenario's own change does not count.
+- **evidence**: pasted errors and attempted statements (:class:`Observed`): what really
+  happened, and what the scenario would have done. The model must reproduce the observed
+  baseline for a pair to count (otherwise it is listed, excluded, and a W604 says so).
+- **the writer matrix** (:mod:`deltaforensics.whatif.matrix`): would writer A fail if a
+  commit of writer B landed while A ran — now and under the change? Each ordered writer pair
+  counts once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from deltaforensics.conflicts.checker import COMMITS, Verdict, check, fragility
+from deltaforensics.model.diagnostics import Diagnostic
+from deltaforensics.predicates.ir import TrueExpr
+from deltaforensics.replay import Replay
+from deltaforensics.transactions import Transaction
+from deltaforensics.whatif.assess import assess
+from deltaforensics.whatif.matrix import (
+    MatrixCell,
+    evaluate_cell,
+    sample_cells,
+    writer_pairs,
+)
+from deltaforensics.whatif.scenario import Scenario
+from deltaforensics.whatif.transform import Rewriter, judge, quiet_reason
+from deltaforensics.whatif.writers import group_writers
+
+DEFAULT_SAMPLES = 4
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Observed:
+    """A pair seen outside the log: the loser of a pasted error or an attempted statement, the
+    commits it was checked against, and what really happened (``commits`` or the exception)."""
+
+    loser: Transaction
+    winners: tuple[Transaction, ...]
+    outcome: str
+    source: str = "attempt"  # "error" | "attempt"
+    label: str = ""
+
+
+def as_observed(item: Any, source: str, index: int) -> Observed:
+    """Accept :class:`Observed` or a ``(loser, winners, outcome)`` tuple."""
+    if isinstance(item, Observed):
+        return item if item.source == source else replace(item, source=source)
+    loser, winners, outcome = item
+    label = loser.statement or f"{source} {index + 1}"
+    return Observed(
+        loser=loser, winners=tuple(winners), outcome=str(outcome), source=source, label=label
+    )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PairResult:
+    source: str  # "race" | "error" | "attempt"
+    loser: Transaction
+    label: str
+    winner_version: int | None
+    before: str
+    after: str | None  # None: the footprint under the scenario is unknown
+    reason: str
+    trusted: bool = True  # the model reproduces the baseline
+    fragile_before: bool = False
+    fragile_after: bool = False
+
+    @property
+    def avoided(self) -> bool:
+        return self.trusted and self.after == COMMITS and self.before != COMMITS
+
+    @property
+    def introduced(self) -> bool:
+        return self.trusted and self.after not in (None, COMMITS) and self.before == COMMITS
+
+    def to_dict(self) -> dict[str, Any]:
+        loser: dict[str, Any] = (
+            {"version": self.loser.version}
+            if self.source == "race" and self.loser.version is not None
+            else {"attempt": self.label}
+        )
+        return {
+            "loser": loser,
+            "winner_version": self.winner_version,
+            "before": self.before,
+            "after": self.after if self.after is not None else self.before,
+            "reason": self.reason,
+            "source": self.source,
+            "known": self.after is not None,
+            "counted": self.trusted and self.after is not None,
+            "fragile_before": self.fragile_before,
+            "fragile_after": self.fragile_after,
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Comparison:
+    scenario: Scenario
+    pairs: tuple[PairResult, ...]
+    matrix: tuple[MatrixCell, ...]
+    diagnostics: tuple[Diagnostic, ...] = ()
+    confidence: str = "high"
+
+    def _count(self, source: str) -> int:
+        return sum(1 for p in self.pairs if p.source == source)
+
+    @property
+    def evaluated_on(self) -> dict[str, int]:
+        return {
+            "races": self._count("race"),
+            "errors": self._count("error"),
+            "attempts": self._count("attempt"),
+            "writer_pairs": len(self.matrix),
+        }
+
+    def tally(self, source: str) -> dict[str, int]:
+        """avoided / introduced / unknown / excluded for ``race``, ``error``, ``attempt`` or
+        ``writer-matrix``."""
+        items: Sequence[PairResult | MatrixCell] = (
+            self.matrix
+            if source == "writer-matrix"
+            else [p for p in self.pairs if p.source == source]
+        )
+        return {
+            "avoided": sum(1 for p in items if p.avoided),
+            "introduced": sum(1 for p in items if p.introduced),
+            "unknown": sum(1 for p in items if p.after is None),
+            "excluded": sum(1 for p in items if isinstance(p, PairResult) and not p.trusted),
+        }
+
+    @property
+    def conflicts_avoided(self) -> int:
+        return sum(1 for p in self.pairs if p.avoided) + sum(1 for c in self.matrix if c.avoided)
+
+    @property
+    def conflicts_introduced(self) -> int:
+        return sum(1 for p in self.pairs if p.introduced) + sum(
+            1 for c in self.matrix if c.introduced
+        )
+
+    @property
+    def baseline(self) -> dict[str, int]:
+        return {
+            "conflicts": sum(1 for p in self.pairs if p.before != COMMITS)
+            + sum(1 for c in self.matrix if c.before != COMMITS),
+            "fragile_races": sum(1 for p in self.pairs if p.fragile_before),
+        }
+
+    @property
+    def result(self) -> dict[str, int]:
+        base = self.baseline
+        return {
+            "conflicts": base["conflicts"] - self.conflicts_avoided + self.conflicts_introduced,
+            "fragile_races": sum(
+                1
+                for p in self.pairs
+                if (p.fragile_after if p.after is not None else p.fragile_before)
+            ),
+        }
+
+    @property
+    def unknown(self) -> int:
+        return sum(1 for p in self.pairs if p.after is None) + sum(
+            1 for c in self.matrix if c.after is None
+        )
+
+    def by_source(self) -> dict[str, dict[str, int]]:
+        return {s: self.tally(s) for s in ("race", "error", "attempt", "writer-matrix")}
+
+
+class Evaluation:
+    """One table's evaluation set with its baseline verdicts, computed once and compared
+    against any number of scenarios."""
+
+    def __init__(
+        self,
+        transactions: Sequence[Transaction],
+        races: Sequence[Any],
+        replay: Replay,
+        *,
+        errors: Sequence[Any] = (),
+        attempts: Sequence[Any] = (),
+        samples: int = DEFAULT_SAMPLES,
+    ) -> None:
+        self.transactions = tuple(transactions)
+        self.races = tuple(races)
+        self.replay = replay
+        self.evidence = tuple(as_observed(e, "error", i) for i, e in enumerate(errors)) + tuple(
+            as_observed(a, "attempt", i) for i, a in enumerate(attempts)
+        )
+        self.by_version = {t.version: t for t in self.transactions if t.version is not None}
+        self.evidence_before = tuple(
+            check(o.loser, o.winners, profile=o.loser.profile, history=replay)
+            for o in self.evidence
+        )
+        self.writers = group_writers(self.transactions)
+        pairs = writer_pairs(self.writers, self.races, self.by_version)
+        # every transaction the estimate is about: commits and the losers of the evidence
+        self.participants = self.transactions + tuple(o.loser for o in self.evidence)
+        self.cells = sample_cells(self.writers, pairs, replay, samples) if samples > 0 else {}
+
+    def compare(self, scenario: Scenario) -> Comparison:
+        rw = Rewriter(scenario, self.replay)
+        pairs = [self._race(rw, r) for r in self.races]
+        pairs += [
+            self._observed(rw, o, before)
+            for o, before in zip(self.evidence, self.evidence_before, strict=True)
+        ]
+        matrix = [evaluate_cell(rw, a, b, samples) for (a, b), samples in self.cells.items()]
+        found = Comparison(scenario=scenario, pairs=tuple(pairs), matrix=tuple(matrix))
+        confidence, diagnostics = assess(found, rw, self.participants)
+        return replace(found, confidence=confidence, diagnostics=diagnostics)
+
+    def _race(self, rw: Rewriter, race: Any) -> PairResult:
+        v: Verdict = race.verdict
+        loser = v.loser
+        winners = [self.by_version[w] for w in v.winners if w in self.by_version]
+        trusted = v.outcome == COMMITS
+        after, reason, fragile_after = self._after(
+            rw, loser, winners, v, fragile_before=bool(race.fragile_under)
+        )
+        deciding = (
+            (after.winner_version if isinstance(after, Verdict) else None)
+            or v.winner_version
+            or (max(v.winners) if v.winners else None)
+        )
+        return PairResult(
+            source="race",
+            loser=loser,
+            label=loser.name,
+            winner_version=deciding,
+            before=COMMITS,
+            after=after.outcome if isinstance(after, Verdict) else None,
+            reason=reason
+            if trusted
+            else f"excluded: the model predicts {v.outcome} for this committed race",
+            trusted=trusted,
+            fragile_before=bool(race.fragile_under),
+            fragile_after=fragile_after,
+        )
+
+    def _observed(self, rw: Rewriter, o: Observed, before: Verdict) -> PairResult:
+        trusted = (before.outcome == COMMITS) == (o.outcome == COMMITS)
+        after, reason, _ = self._after(rw, o.loser, o.winners, before)
+        winner = (
+            (after.winner_version if isinstance(after, Verdict) else None)
+            or before.winner_version
+            or max((w.version for w in o.winners if w.version is not None), default=None)
+        )
+        if not trusted:
+            reason = f"excluded: observed {o.outcome} but the model predicts {before.outcome}"
+        return PairResult(
+            source=o.source,
+            loser=o.loser,
+            label=o.label,
+            winner_version=winner,
+            before=o.outcome,
+            after=after.outcome if isinstance(after, Verdict) else None,
+            reason=reason,
+            trusted=trusted,
+        )
+
+    def _after(
+        self,
+        rw: Rewriter,
+        loser: Transaction,
+        winners: Sequence[Transaction],
+        baseline: Verdict,
+        *,
+        fragile_before: bool | None = None,
+    ) -> tuple[Verdict | None, str, bool]:
+        """The verdict under the scenario, why, and whether it is fragile (races only)."""
+        pair = rw.pair(loser, winners)
+        if pair.unknown:
+            return None, f"unknown: {pair.unknown}", False
+        if pair.unchanged:
+            why = baseline.reason if baseline.raised else quiet_reason(loser, baseline)
+            return baseline, f"unchanged by the scenario: {why}", bool(fragile_before)
+        verdict, reason = judge(pair)
+        flips = False
+        if fragile_before is not None and verdict.outcome == COMMITS and pair.winners:
+            found = fragility(pair.loser, pair.winners, pair.loser.profile, pair.history, verdict)
+            flips = any(not _undoes(f.change, loser) for f in found)
+        return verdict, reason, flips
+
+
+def _undoes(change: str, original: Transaction) -> bool:
+    """Whether a fragility perturbation only restores what ``original`` had before the scenario
+    (that is the scenario's own change being undone, not fragility)."""
+    if change.startswith("isolation="):
+        return change.split("=", 1)[1] == original.isolation.value
+    if change == "wider-predicate":
+        pred = original.read_predicate
+        return (
+            original.read_whole_table
+            or isinstance(pred, TrueExpr)
+            or (not original.partition_columns and original.profile.engine != "delta-rs")
+        )
+    if change == "no-row-level-concurrency":
+        return not (
+            original.profile.row_level_concurrency
+            and (
+                original.clustered
+                or (original.has_deletion_vectors and not original.partition_columns)
+            )
+        )
+    return False

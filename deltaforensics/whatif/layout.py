@@ -1,0 +1,277 @@
+"""Where each file's rows would sit under another partition layout (the footprint of
+``PartitionBy``).
+
+A file of the current layout holds rows whose values of a new partition column lie between the
+file's ``minValues`` and ``maxValues``; under the new layout those rows would be one file per
+value. So a file becomes one row per value it spans (the cross product over the new columns),
+with a synthetic ``partition_values`` struct and a synthetic path ``<path>#<col>=<value>/…`` so
+that path-based checks (delete-read, delete-delete) compare new-layout files, not old ones.
+
+What "spans" means, per column type: every day between min and max for dates and every integer
+for integers (up to :data:`MAX_ENUMERATED`); otherwise the values observed as a minimum or
+maximum anywhere in the table that lie in the file's range — values that only ever occur inside
+a file are not seen, which is the estimate's main blind spot for string columns. A file spanning
+more than :data:`MAX_SPAN` values, or without statistics for the column, has an *unknown*
+footprint (``whatif_unknown``); a current partition column keeps its exact value.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import date, timedelta
+
+import polars as pl
+
+from deltaforensics.model.schemas import PARTITION_VALUES
+from deltaforensics.predicates.to_polars import kind_of_type
+from deltaforensics.replay import Replay
+
+UNKNOWN = "whatif_unknown"
+HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
+MAX_ENUMERATED = 1000  # dates/integers enumerated between min and max up to this many values
+MAX_SPAN = 512  # a file spanning more values than this has an unknown footprint
+_STRING_PREFIX_LENGTH = 32  # Delta truncates string statistics; such a maximum bounds nothing
+_INT_KINDS = frozenset({"int8", "int16", "int32", "int64"})
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """The new partition columns and how to find each one's values in the current files."""
+
+    columns: tuple[str, ...]  # logical names, as the user spelled the table's columns
+    kinds: dict[str, str]  # logical -> comparison kind (``to_polars`` kinds); "str" if unknown
+    stats_keys: dict[str, str]  # logical -> key in the stats JSON (physical name)
+    # logical -> field of the current partition struct, for columns the table is partitioned by
+    existing: dict[str, str]
+    universe: dict[str, tuple[str, ...]]  # observed min/max values per stats column, sorted
+
+    @classmethod
+    def for_table(cls, columns: Sequence[str], replay: Replay) -> Layout:
+        md = replay.metadata_at(replay.end_version)
+        by_key = {c.lower(): c for c in md.column_types}
+        logical = tuple(by_key.get(c.lower(), c) for c in columns)
+        part = {c.lower(): md.physical_name(c) for c in md.partition_columns}
+        kinds = {c: kind_of_type(md.column_types.get(c)) or "str" for c in logical}
+        keys = {c: md.physical_name(c) for c in logical}
+        existing = {c: part[c.lower()] for c in logical if c.lower() in part}
+        files = replay.frames.files
+        universe = {c: _observed(files, keys[c], kinds[c]) for c in logical if c not in existing}
+        return cls(logical, kinds, keys, existing, universe)
+
+    @property
+    def unknown_columns(self) -> tuple[str, ...]:
+        """New columns no file has statistics for."""
+        return tuple(c for c, seen in self.universe.items() if not seen)
+
+
+def _stat(section: str, key: str) -> pl.Expr:
+    return pl.col("stats").str.json_path_match(f"$.{section}[{json.dumps(key)}]")
+
+
+def _observed(files: pl.DataFrame, key: str, kind: str) -> tuple[str, ...]:
+    if files.is_empty() or "stats" not in files.columns:
+        return ()
+    values = files.select(
+        pl.concat_list(_stat("minValues", key), _stat("maxValues", key)).alias("v")
+    )["v"].explode()
+    distinct = [v for v in values.drop_nulls().unique().to_list() if isinstance(v, str)]
+    return tuple(sorted(distinct, key=lambda v: _sort_key(v, kind)))
+
+
+def _sort_key(value: str, kind: str) -> tuple[int, float, str]:
+    if kind in _INT_KINDS or kind == "float":
+        try:
+            return (0, float(value), "")
+        except ValueError:
+            return (1, 0.0, value)
+    return (0, 0.0, value)
+
+
+def _span(lo: str, hi: str, kind: str, universe: tuple[str, ...]) -> list[str] | None:
+    """Values of one column a file with this min/max may hold; None when too many."""
+    try:
+        if kind == "date":
+            first, last = date.fromisoformat(lo[:10]), date.fromisoformat(hi[:10])
+            days = (last - first).days + 1
+            if 0 < days <= MAX_ENUMERATED:
+                return [(first + timedelta(days=i)).isoformat() for i in range(days)]
+        elif kind in _INT_KINDS:
+            a, b = int(lo), int(hi)
+            if 0 < b - a + 1 <= MAX_ENUMERATED:
+                return [str(i) for i in range(a, b + 1)]
+        elif kind == "bool":
+            return [v for v in ("false", "true") if lo.lower() <= v <= hi.lower()]
+    except ValueError:
+        pass
+    low, high = _sort_key(lo, kind), _sort_key(hi, kind)
+    open_top = kind == "str" and len(hi) >= _STRING_PREFIX_LENGTH
+    found = [
+        u
+        for u in universe
+        if low <= _sort_key(u, kind) and (open_top or _sort_key(u, kind) <= high)
+    ]
+    return found or [lo]
+
+
+def add_stats(replay: Replay) -> pl.DataFrame:
+    """The statistics of every logical file, from its (last) add."""
+    return (
+        replay.frames.files.filter((pl.col("action") == "add") & pl.col("stats").is_not_null())
+        .select("path", "dv_id", pl.col("stats").alias("_add_stats"))
+        .unique(["path", "dv_id"], keep="last", maintain_order=True)
+    )
+
+
+def with_stats(files: pl.DataFrame, stats: pl.DataFrame) -> pl.DataFrame:
+    """Removes often carry no statistics: take them from the add of the same logical file."""
+    if files.is_empty() or "stats" not in files.columns:
+        return files
+    return (
+        files.join(stats, on=["path", "dv_id"], how="left", nulls_equal=True)
+        .with_columns(pl.coalesce("stats", "_add_stats").alias("stats"))
+        .drop("_add_stats")
+    )
+
+
+class Relabeler:
+    """Re-labels file frames for one :class:`Layout`; pure, caches the per-range spans."""
+
+    def __init__(self, layout: Layout, replay: Replay) -> None:
+        self.layout, self.replay = layout, replay
+        self._spans: dict[
+            tuple[str, str | None, str | None, bool, bool], list[str | None] | None
+        ] = {}
+        self._stats = add_stats(replay)
+        self.files = self.frame(replay.frames.files)  # the whole history, re-labelled once
+        committed = self.files.filter(pl.col("source") == "commit")
+        self._by_commit = {(v, a): g for (v, a), g in committed.group_by(["version", "action"])}
+        originals = replay.frames.files.filter(pl.col("source") == "commit")
+        self._counts = {
+            (v, a): n for v, a, n in originals.group_by(["version", "action"]).len().iter_rows()
+        }
+
+    def actions(self, files: pl.DataFrame, version: int | None, action: str) -> pl.DataFrame:
+        """``files`` (a commit's adds or removes) re-labelled; a commit of this history is
+        looked up in the re-labelled history instead of being re-labelled again."""
+        key = (version, action)
+        if version is not None and self._counts.get(key, 0) == files.height:
+            return self._by_commit.get(key, self.files.clear())
+        return self.frame(files)
+
+    def frame(self, files: pl.DataFrame) -> pl.DataFrame:
+        """One row per (file, new partition); ``whatif_unknown`` marks unknown footprints."""
+        lay = self.layout
+        assert lay.columns, "an unpartitioned layout needs no re-labelling"
+        files = with_stats(files, self._stats).with_columns(pl.col("path").alias("_original"))
+        out = files.with_columns(pl.lit(False).alias(UNKNOWN))
+        struct_fields: list[pl.Expr] = []
+        for i, col in enumerate(lay.columns):
+            name = f"_whatif_v{i}"
+            out = self._column(out, col, name)
+            struct_fields.append(pl.col(name).alias(col))
+        suffix = pl.concat_str(
+            [
+                pl.concat_str([pl.lit(f"{col}="), pl.col(f"_whatif_v{i}").fill_null(HIVE_NULL)])
+                for i, col in enumerate(lay.columns)
+            ],
+            separator="/",
+        )
+        return out.with_columns(
+            pl.struct(struct_fields).alias(PARTITION_VALUES),
+            pl.concat_str([pl.col("_original"), pl.lit("#"), suffix]).alias("path"),
+        ).drop([f"_whatif_v{i}" for i in range(len(lay.columns))] + ["_original"])
+
+    def _column(self, files: pl.DataFrame, col: str, name: str) -> pl.DataFrame:
+        lay = self.layout
+        if col in lay.existing:
+            field = lay.existing[col]
+            pv = files.schema.get(PARTITION_VALUES)
+            names = {f.name for f in pv.fields} if isinstance(pv, pl.Struct) else set()
+            value = (
+                pl.col(PARTITION_VALUES).struct.field(field)
+                if field in names
+                else pl.lit(None, pl.String)
+            )
+            return files.with_columns(value.alias(name))
+        key, kind = lay.stats_keys[col], lay.kinds[col]
+        cols = ["_lo", "_hi", "_has_null", "_all_null"]
+        probe = files.with_columns(
+            _stat("minValues", key).alias("_lo"),
+            _stat("maxValues", key).alias("_hi"),
+            (_stat("nullCount", key).cast(pl.Int64, strict=False) > 0)
+            .fill_null(False)
+            .alias("_has_null"),
+            (
+                _stat("nullCount", key).cast(pl.Int64, strict=False)
+                == pl.col("stats").str.json_path_match("$.numRecords").cast(pl.Int64, strict=False)
+            )
+            .fill_null(False)
+            .alias("_all_null"),
+        )
+        ranges = probe.select(cols).unique()
+        spans = [
+            self._span_of(col, kind, lo, hi, has_null, all_null)
+            for lo, hi, has_null, all_null in ranges.iter_rows()
+        ]
+        table = ranges.with_columns(
+            pl.Series(name, spans, dtype=pl.List(pl.String)),
+        )
+        joined = probe.join(table, on=cols, how="left", nulls_equal=True)
+        return (
+            joined.with_columns((pl.col(UNKNOWN) | pl.col(name).is_null()).alias(UNKNOWN))
+            .explode(name)
+            .drop(cols)
+        )
+
+    def _span_of(
+        self, col: str, kind: str, lo: str | None, hi: str | None, has_null: bool, all_null: bool
+    ) -> list[str | None] | None:
+        key = (col, lo, hi, has_null, all_null)
+        if key not in self._spans:
+            if all_null:
+                found: list[str | None] | None = [None]
+            elif lo is None or hi is None:
+                found = None
+            else:
+                values = _span(lo, hi, kind, self.layout.universe.get(col, ()))
+                found = None if values is None or len(values) > MAX_SPAN else list(values)
+                if found is not None and has_null:
+                    found.append(None)
+            self._spans[key] = found
+        return self._spans[key]
+
+    def history(self) -> Replay:
+        """The replay with every file re-labelled: ``live_files(v)`` in the new layout."""
+        frames = replace(
+            self.replay.frames, files=self.files, partition_columns=self.layout.columns
+        )
+        return Replay(self.replay.uri, frames)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LayoutStats:
+    partitions: int  # distinct new partitions of the live files at the latest version
+    files_before: int
+    files_after: int  # one per (file, partition) it spans
+    bytes: int
+    unknown_files: int
+
+
+def layout_stats(history: Replay) -> LayoutStats:
+    """What the new layout would look like at the latest version (``history`` re-labelled)."""
+    live = history.live_files(history.end_version).with_columns(
+        pl.col("path").str.split("#").list.first().alias("_original")
+    )
+    if live.is_empty():
+        return LayoutStats(partitions=0, files_before=0, files_after=0, bytes=0, unknown_files=0)
+    known = live.filter(~pl.col(UNKNOWN))
+    per_file = live.unique(["_original", "dv_id"], keep="first")
+    return LayoutStats(
+        partitions=known.select(PARTITION_VALUES).n_unique() if known.height else 0,
+        files_before=per_file.height,
+        files_after=known.height,
+        bytes=int(per_file["size"].fill_null(0).sum()),
+        unknown_files=live.filter(pl.col(UNKNOWN))["_original"].n_unique(),
+    )

@@ -1,0 +1,271 @@
+"""Which change would have prevented the table's conflicts — measured, not guessed.
+
+Every candidate is evaluated with :class:`~deltaforensics.whatif.compare.Evaluation` on the
+table's own races, errors, attempts and writer matrix; a candidate is recommended only if it
+avoids at least one conflict or fragile race and introduces none, or avoids more than it
+introduces (the rationale then states the trade-off). Engine rules (semantics doc §A.11, §F;
+users-and-peers §0): Serializable is never a fix; row-level concurrency (deletion vectors,
+liquid clustering) is offered only when every data-changing writer runs on Databricks;
+isolation is spelled so every writer parses it (delta-rs reads camelCase only); on open-source
+Delta, WriteSerializable can be kept but not set.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from deltaforensics.conflicts.checker import COMMITS
+from deltaforensics.conflicts.profiles import parse_isolation
+from deltaforensics.model.ids import IsolationLevel, Severity
+from deltaforensics.predicates.ir import column_refs
+from deltaforensics.transactions import Transaction
+from deltaforensics.whatif.advice import TableFacts, apply_text, isolation_value
+from deltaforensics.whatif.assess import rlc_engines
+from deltaforensics.whatif.compare import DEFAULT_SAMPLES, Comparison, Evaluation
+from deltaforensics.whatif.document import AnalysisLike, evaluation_for
+from deltaforensics.whatif.scenario import (
+    Change,
+    DeletionVectors,
+    ExplicitMergePredicates,
+    IsolationChange,
+    Liquid,
+    MarkBlindAppends,
+    PartitionBy,
+    Scenario,
+    SeparateSchedules,
+)
+from deltaforensics.whatif.transform import is_pure_append
+from deltaforensics.whatif.writers import writer_of
+
+MAX_COLUMNS = 4  # partition / clustering candidates: the columns predicates use most
+MAX_SCHEDULES = 3
+_COST = {
+    "explicit-merge-predicates": 0,
+    "mark-blind-appends": 0,
+    "isolation": 1,
+    "separate-schedules": 1,
+    "deletion-vectors": 2,
+    "liquid": 3,
+    "partition-by": 3,
+}
+_RANK = {"high": 2, "medium": 1, "low": 0}
+
+
+def recommend(
+    analysis: AnalysisLike,
+    errors: Sequence[Any] = (),
+    attempts: Sequence[Any] = (),
+    *,
+    samples: int = DEFAULT_SAMPLES,
+) -> list[dict[str, Any]]:
+    """Recommendations for explain's ``recommendations``, best first."""
+    evaluation = evaluation_for(analysis, errors, attempts, samples=samples)
+    facts = TableFacts.of(evaluation.replay, evaluation.participants)
+    entries = []
+    for change in candidates(evaluation, facts):
+        if isinstance(change, IsolationChange) and _is_serializable(
+            change, evaluation.participants
+        ):
+            continue  # evaluated by `whatif --isolation Serializable`, never offered as a fix
+        comparison = evaluation.compare(Scenario.of(change))
+        entry = _entry(change, comparison, facts, evaluation)
+        if entry is not None:
+            entries.append(entry)
+    entries.sort(key=_benefit)
+    for e in entries:
+        e.pop("_sort", None)
+    return entries
+
+
+def _is_serializable(change: IsolationChange, transactions: Sequence[Transaction]) -> bool:
+    levels = {parse_isolation(change.level, t.profile) for t in transactions if t.version != 0}
+    return IsolationLevel.SERIALIZABLE in levels
+
+
+def candidates(evaluation: Evaluation, facts: TableFacts) -> list[Change]:
+    txns = [t for t in evaluation.participants if t.version != 0]
+    out: list[Change] = []
+    if any(t.isolation is IsolationLevel.SERIALIZABLE and not t.blind for t in txns):
+        out.append(IsolationChange(isolation_value(facts)))
+    if facts.partition_columns and any(t.operation == "MERGE" for t in txns):
+        out.append(ExplicitMergePredicates())
+    columns = predicate_columns(txns, facts.columns)
+    current = [c.lower() for c in facts.partition_columns]
+    rlc = rlc_engines(txns)
+    for col in columns:
+        if [col.lower()] != current:
+            out.append(PartitionBy((col,)))
+    if rlc and not facts.clustered and (facts.partition_columns or columns):
+        out.append(Liquid(facts.partition_columns or (columns[0],)))  # RLC ignores the columns
+    if rlc and not facts.deletion_vectors:
+        out.append(DeletionVectors())
+    out += [SeparateSchedules(a, b) for a, b in conflicting_writers(evaluation)]
+    rs_appenders = sorted(
+        {
+            writer_of(t)
+            for t in txns
+            if t.profile.engine == "delta-rs" and t.is_blind_append is None and is_pure_append(t)
+        }
+    )
+    if rs_appenders and any(t.profile.engine != "delta-rs" for t in txns if not t.blind):
+        out += [MarkBlindAppends(w) for w in rs_appenders]
+    return out
+
+
+def predicate_columns(transactions: Sequence[Transaction], columns: Sequence[str]) -> list[str]:
+    """Table columns the recorded conditions filter on, most used first."""
+    schema = {c.lower(): c for c in columns}
+    counts: Counter[str] = Counter()
+    for t in transactions:
+        if t.full_predicate is None or t.blind:
+            continue
+        for name in {c.name.lower() for c in column_refs(t.full_predicate)}:
+            if name in schema:
+                counts[schema[name]] += 1
+    return [c for c, _ in counts.most_common(MAX_COLUMNS)]
+
+
+def conflicting_writers(evaluation: Evaluation) -> list[tuple[str, str]]:
+    """Writer pairs that conflict when they overlap (matrix) or did conflict (evidence)."""
+    counts: Counter[tuple[str, str]] = Counter()
+    for (a, b), samples in evaluation.cells.items():
+        hits = sum(1 for s in samples if s.before.outcome != COMMITS)
+        if hits:
+            x, y = sorted((a, b))
+            counts[(x, y)] += hits
+    for o, before in zip(evaluation.evidence, evaluation.evidence_before, strict=True):
+        winner = next((w for w in o.winners if w.version == before.winner_version), None)
+        if o.outcome != COMMITS and winner is not None:
+            a, b = sorted((writer_of(o.loser), writer_of(winner)))
+            counts[(a, b)] += 1
+    return [pair for pair, _ in counts.most_common(MAX_SCHEDULES)]
+
+
+def _entry(
+    change: Change, cmp: Comparison, facts: TableFacts, evaluation: Evaluation
+) -> dict[str, Any] | None:
+    avoided, introduced = cmp.conflicts_avoided, cmp.conflicts_introduced
+    fragile = cmp.baseline["fragile_races"] - cmp.result["fragile_races"]
+    if introduced == 0 and avoided + max(fragile, 0) == 0:
+        return None
+    if introduced and avoided <= introduced:
+        return None
+    if isinstance(change, PartitionBy) and any(
+        d.code == "W601" and d.severity is Severity.WARNING for d in cmp.diagnostics
+    ):
+        return None  # partitioning by a high-cardinality key is folklore, not a fix
+    apply = apply_text(change, facts, evaluation.participants)
+    applicable = apply is not None
+    return {
+        "change": change.to_dict(),
+        "conflicts_avoided": avoided,
+        "conflicts_introduced": introduced,
+        "fragile_races_avoided": max(fragile, 0),
+        "evaluated_on": cmp.evaluated_on,
+        "confidence": cmp.confidence,
+        "rationale": rationale(change, cmp, facts, fragile),
+        "apply": apply,
+        "applicable": applicable,
+        "_sort": (
+            not applicable,
+            -(avoided - introduced),
+            -_RANK[cmp.confidence],
+            _COST.get(change.kind, 9),
+            -fragile,
+        ),
+    }
+
+
+def _benefit(entry: dict[str, Any]) -> tuple[Any, ...]:
+    key: tuple[Any, ...] = entry["_sort"]
+    return key
+
+
+def _example(cmp: Comparison) -> str:
+    for p in cmp.pairs:
+        if p.avoided:
+            return f"{p.label} losing to v{p.winner_version} ({p.before}) now commits: {p.reason}"
+    for cell in cmp.matrix:
+        if cell.avoided:
+            return f"{cell.writer_a} losing to {cell.writer_b} ({cell.before}): {cell.reason}"
+    for p in cmp.pairs:
+        if p.fragile_before and not p.fragile_after and p.after == COMMITS:
+            return f"{p.label} is no longer one change away from a conflict"
+    return ""
+
+
+def rationale(change: Change, cmp: Comparison, facts: TableFacts, fragile: int) -> str:
+    ev = cmp.evaluated_on
+    parts = [
+        f"Avoids {cmp.conflicts_avoided} conflict(s)"
+        + (f" and {fragile} fragile race(s)" if fragile > 0 else "")
+        + (f" (but makes {-fragile} more race(s) fragile)" if fragile < 0 else "")
+        + (
+            f" but introduces {cmp.conflicts_introduced} (trade-off)"
+            if cmp.conflicts_introduced
+            else ", introduces none"
+        )
+        + f", measured on {ev['races']} race(s), {ev['errors']} error(s), {ev['attempts']} "
+        f"attempt(s) and {ev['writer_pairs']} writer pair(s)."
+    ]
+    parts.append(_mechanism(change, facts))
+    example = _example(cmp)
+    if example:
+        parts.append(f"For example {example}.")
+    parts += [
+        d.message + "."
+        for d in cmp.diagnostics
+        if d.code == "W601" or (d.code in ("W602", "W603") and d.severity is Severity.WARNING)
+    ]
+    return " ".join(p for p in parts if p)
+
+
+def _mechanism(change: Change, facts: TableFacts) -> str:
+    if isinstance(change, ExplicitMergePredicates):
+        return (
+            "Without a literal partition conjunct in ON, a MERGE reads the whole table and "
+            "conflicts with commits in any other partition; with the partitions it actually "
+            "touched as literals it reads only those (semantics doc §E 9-11)."
+        )
+    if isinstance(change, IsolationChange):
+        text = (
+            "WriteSerializable ignores winners recorded as blind appends (isBlindAppend=true), "
+            "unless the loser changes metadata."
+        )
+        if facts.delta_rs:
+            text += (
+                f" delta-rs reads only the camelCase value '{change.level}' (it ignores "
+                "'WriteSerializable') and never records isBlindAppend itself: its appends must pass "
+                'CommitProperties(custom_metadata={"isBlindAppend": True}).'
+            )
+        if facts.oss_only:
+            text += (
+                " Open-source Delta (≥ 2.1) refuses to set this property to anything but "
+                "Serializable: a table already carrying WriteSerializable keeps it, but OSS cannot "
+                "set it — keep the property if it is there."
+            )
+        return text
+    if isinstance(change, PartitionBy):
+        return (
+            f"The writers filter on {', '.join(change.columns)}: partitioned by it, their read "
+            "predicates prune each other's files (Delta only checks partition values)."
+        )
+    if isinstance(change, Liquid | DeletionVectors):
+        return (
+            "Databricks row-level concurrency (DBR ≥ 14.2; MERGE needs Photon on 14.2, 14.3 LTS "
+            "and above otherwise) lets DML commits that touch different rows commit together."
+        )
+    if isinstance(change, SeparateSchedules):
+        return (
+            "These writers conflict whenever they overlap; running them apart removes the overlap."
+        )
+    if isinstance(change, MarkBlindAppends):
+        return (
+            "delta-rs never records isBlindAppend, so its appends count as changed data and fail "
+            "concurrent Spark UPDATE/DELETE/MERGE even under WriteSerializable (§E 32). The "
+            "delta-rs append itself still reads every file and loses to a concurrent data-changing "
+            "delete (§E 33)."
+        )
+    return ""

@@ -1,0 +1,362 @@
+"""Applying a scenario is pure: a (loser, winners) pair in, the same pair as it would have been
+under the changes out — then the *same* checker runs on both.
+
+Each change rewrites :class:`~deltaforensics.transactions.Transaction` fields, never the
+checker: ``PartitionBy`` re-labels files (:mod:`deltaforensics.whatif.layout`) and recomputes
+the partition read predicate from the recorded condition for the new columns; ``Liquid``
+unpartitions and marks the table clustered; ``ExplicitMergePredicates`` narrows the read
+predicate to the partitions the commit actually touched; ``IsolationChange`` sets the level
+each engine would parse from the property value; ``DeletionVectors`` sets the table flag (the
+Databricks profile then applies row-level concurrency); ``MarkBlindAppends`` sets
+``isBlindAppend``; ``SeparateSchedules`` drops the winners that would no longer overlap.
+Rewriting fields (not checker overrides) keeps :func:`~deltaforensics.conflicts.checker.fragility`
+usable on the rewritten pair.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import polars as pl
+
+from deltaforensics.conflicts.checker import COMMITS, Verdict, check
+from deltaforensics.conflicts.profiles import parse_isolation
+from deltaforensics.model.ids import IsolationLevel
+from deltaforensics.model.schemas import PARTITION_VALUES
+from deltaforensics.predicates.ir import TRUE, Predicate, TrueExpr, all_of
+from deltaforensics.predicates.parse import parse_operation_predicates
+from deltaforensics.predicates.partition import (
+    partition_read_predicate,
+    partition_read_predicate_for,
+    written_partitions_predicate,
+)
+from deltaforensics.predicates.to_polars import to_polars
+from deltaforensics.replay import Replay
+from deltaforensics.transactions import Transaction
+from deltaforensics.whatif.layout import UNKNOWN, Layout, Relabeler
+from deltaforensics.whatif.scenario import (
+    DeletionVectors,
+    ExplicitMergePredicates,
+    IsolationChange,
+    Liquid,
+    MarkBlindAppends,
+    PartitionBy,
+    Scenario,
+    SeparateSchedules,
+)
+from deltaforensics.whatif.writers import writer_of
+
+APPEND_OPERATIONS = frozenset({"WRITE", "STREAMING UPDATE"})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RewrittenPair:
+    loser: Transaction
+    winners: tuple[Transaction, ...]
+    history: Replay
+    overrides: dict[str, Any] = field(default_factory=dict)
+    unknown: str | None = None  # why the outcome under the scenario cannot be estimated
+    scheduled_apart: tuple[int, ...] = ()  # winners that no longer overlap the loser
+    unchanged: bool = False  # the scenario changes nothing here: the baseline verdict stands
+
+    @property
+    def note(self) -> str:
+        if not self.scheduled_apart:
+            return ""
+        shown = ", ".join(f"v{v}" for v in self.scheduled_apart)
+        return f"{shown} scheduled apart from the loser"
+
+
+class Rewriter:
+    """Rewrites transactions of one table under one scenario; caches per transaction."""
+
+    def __init__(self, scenario: Scenario, replay: Replay) -> None:
+        self.scenario, self.replay = scenario, replay
+        partition = scenario.find(PartitionBy)
+        self.liquid: Liquid | None = (scenario.find(Liquid) or [None])[-1]
+        self.partition_by: PartitionBy | None = partition[-1] if partition else None
+        self.relabeler: Relabeler | None = None
+        self.history = replay
+        if self.partition_by is not None and self.partition_by.columns and self.liquid is None:
+            layout = Layout.for_table(self.partition_by.columns, replay)
+            self.relabeler = Relabeler(layout, replay)
+            self.history = self.relabeler.history()
+        self._cache: dict[int, tuple[Transaction, Transaction, str | None]] = {}
+
+    @property
+    def layout(self) -> Layout | None:
+        return self.relabeler.layout if self.relabeler else None
+
+    def transaction(self, t: Transaction) -> tuple[Transaction, str | None]:
+        """``t`` under the scenario, and why its footprint is unknown (or None)."""
+        hit = self._cache.get(id(t))
+        if hit is not None and hit[0] is t:
+            return hit[1], hit[2]
+        rewritten, unknown = self._rewrite(t)
+        self._cache[id(t)] = (t, rewritten, unknown)
+        return rewritten, unknown
+
+    def _rewrite(self, t: Transaction) -> tuple[Transaction, str | None]:
+        unknown = None
+        if self.liquid is not None:
+            t = _unpartitioned(t, clustered=True)
+        elif self.partition_by is not None:
+            if self.relabeler is None:
+                t = _unpartitioned(t, clustered=False)
+            else:
+                t, unknown = _repartitioned(t, self.relabeler)
+        for change in self.scenario.changes:
+            if isinstance(change, ExplicitMergePredicates):
+                t = explicit_predicates(t, change.operations)
+            elif isinstance(change, IsolationChange):
+                t = with_isolation(t, change.level)
+            elif isinstance(change, DeletionVectors) and not t.has_deletion_vectors:
+                t = replace(t, has_deletion_vectors=True)
+            elif isinstance(change, MarkBlindAppends) and writer_of(t) == change.writer:
+                t = marked_blind(t)
+        return t, unknown
+
+    def pair(self, loser: Transaction, winners: Sequence[Transaction]) -> RewrittenPair:
+        apart = _scheduled_apart(self.scenario, loser, winners)
+        kept = [w for w in winners if w.version not in apart]
+        new_loser, unknown = self.transaction(loser)
+        new_winners = []
+        for w in kept:
+            nw, why = self.transaction(w)
+            unknown = unknown or why
+            new_winners.append(nw)
+        return RewrittenPair(
+            loser=new_loser,
+            winners=tuple(new_winners),
+            history=self.history,
+            unknown=unknown,
+            scheduled_apart=tuple(sorted(v for v in apart if v is not None)),
+            unchanged=self.history is self.replay
+            and not apart
+            and new_loser is loser
+            and all(a is b for a, b in zip(new_winners, winners, strict=True)),
+        )
+
+
+def judge(pair: RewrittenPair) -> tuple[Verdict, str]:
+    """The same checker on a rewritten pair, and why it fails or commits."""
+    lo = pair.loser
+    if not pair.winners:
+        return Verdict(loser=lo, profile=lo.profile, winners=(), outcome=COMMITS), pair.note
+    verdict = check(lo, pair.winners, profile=lo.profile, history=pair.history)
+    reason = verdict.reason if verdict.raised else quiet_reason(lo, verdict)
+    return verdict, f"{pair.note}; {reason}" if pair.note else reason
+
+
+def quiet_reason(loser: Transaction, verdict: Verdict) -> str:
+    """Why a pair commits, in the terms a scenario changes (the read set, the level, RLC)."""
+    if verdict.notes:
+        return verdict.reason
+    if loser.blind:
+        return "a blind append reads nothing, so no winner can conflict with it"
+    against = ", ".join(f"v{v}" for v in verdict.winners) or "any winner"
+    if loser.profile.row_level_concurrency and (
+        loser.clustered or (loser.has_deletion_vectors and not loser.partition_columns)
+    ):
+        return (
+            f"no rule fires against {against}: Databricks row-level concurrency (modelled as: two "
+            "DML commits touch different rows unless their conditions are identical)"
+        )
+    pred = loser.read_predicate
+    reads = (
+        "nothing"
+        if pred is None
+        else "the whole table"
+        if loser.read_whole_table or isinstance(pred, TrueExpr)
+        else pred.to_sql()
+    )
+    return f"no rule fires against {against} under {loser.isolation.value} (reads {reads})"
+
+
+def apply(
+    scenario: Scenario, loser: Transaction, winners: Sequence[Transaction], history: Replay
+) -> RewrittenPair:
+    """One pair under ``scenario`` (use :class:`Rewriter` to rewrite many pairs of a table)."""
+    return Rewriter(scenario, history).pair(loser, winners)
+
+
+def _scheduled_apart(
+    scenario: Scenario, loser: Transaction, winners: Sequence[Transaction]
+) -> set[int | None]:
+    separated = [c for c in scenario.changes if isinstance(c, SeparateSchedules)]
+    if not separated:
+        return set()
+    mine = writer_of(loser)
+    out: set[int | None] = set()
+    for w in winners:
+        theirs = writer_of(w)
+        if any({mine, theirs} == {c.writer_a, c.writer_b} for c in separated):
+            out.add(w.version)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# layout changes
+
+
+def _unpartitioned(t: Transaction, *, clustered: bool) -> Transaction:
+    """No partition columns: Delta-Spark has no partition precision (A.6.2)."""
+    return replace(
+        t,
+        partition_columns=(),
+        physical_names={},
+        read_predicate=None if t.read_predicate is None else TRUE,
+        clustered=clustered,
+    )
+
+
+def new_read_predicate(t: Transaction, columns: Sequence[str]) -> Predicate | None:
+    """What ``t`` would read on a table partitioned by ``columns``: the partition part of its
+    recorded condition for those columns, the way its engine extracts it (§A.2, §A.9)."""
+    if t.read_predicate is None:
+        return None
+    if t.read_whole_table:
+        return TRUE
+    if t.profile.engine == "delta-rs":
+        if t.full_predicate is None:
+            return t.read_predicate
+        return partition_read_predicate(t.full_predicate, columns).predicate
+    info = parse_operation_predicates(t.operation, t.parameters)
+    if not info.reads or info.source == "written-partitions":
+        return t.read_predicate
+    return partition_read_predicate_for(info, columns).predicate
+
+
+def _write_filter(t: Transaction, columns: Sequence[str], read: Predicate | None) -> Predicate:
+    """The partitions ``t`` writes are those it reads (intersected with its files' ranges)."""
+    if t.blind or read is None:
+        return TRUE
+    if t.profile.engine == "delta-rs":
+        if t.full_predicate is None or t.read_whole_table:
+            return TRUE
+        op = t.operation
+        return partition_read_predicate(
+            t.full_predicate, columns, extract_disjunctions=op in ("DELETE", "UPDATE")
+        ).predicate
+    return read
+
+
+def _repartitioned(t: Transaction, relabeler: Relabeler) -> tuple[Transaction, str | None]:
+    layout = relabeler.layout
+    cols = layout.columns
+    added = relabeler.actions(t.added, t.version, "add")
+    removed = relabeler.actions(t.removed, t.version, "remove")
+    unknown_rows = int(added[UNKNOWN].sum()) + int(removed[UNKNOWN].sum())
+    read = new_read_predicate(t, cols)
+    if t.dynamic_partition_overwrite:
+        values = added.filter(~pl.col(UNKNOWN)).select(PARTITION_VALUES).unique()
+        rows = [row[PARTITION_VALUES] for row in values.iter_rows(named=True)]
+        read = written_partitions_predicate(rows) if rows else TRUE
+    keep = _write_filter(t, cols, read)
+    if not isinstance(keep, TrueExpr):
+        expr = to_polars(keep, name_map={c: c for c in cols}, types=t.column_types, fields=cols)
+        added = added.filter(expr | pl.col(UNKNOWN))
+        removed = removed.filter(expr | pl.col(UNKNOWN))
+    rewritten = replace(
+        t,
+        added=added,
+        removed=removed,
+        partition_columns=cols,
+        physical_names={c: c for c in cols},
+        read_predicate=read,
+        clustered=False,
+    )
+    why = None
+    if unknown_rows:
+        missing = ", ".join(layout.unknown_columns) or ", ".join(cols)
+        why = (
+            f"{t.name} touched file(s) without min/max statistics for {missing} (or spanning "
+            "too many values), so its footprint in the new layout is unknown"
+        )
+    return rewritten, why
+
+
+# ---------------------------------------------------------------------------------------------
+# predicate, isolation and commitInfo changes
+
+
+def touched_partitions(t: Transaction) -> list[dict[str, str | None]]:
+    """Distinct partition values (logical names) of the files ``t`` added or removed."""
+    if not t.partition_columns:
+        return []
+    frames = [f for f in (t.added, t.removed) if f.height and PARTITION_VALUES in f.columns]
+    if not frames:
+        return []
+    if UNKNOWN in frames[0].columns:
+        frames = [f.filter(~pl.col(UNKNOWN)) for f in frames]
+    pv = pl.concat([f.select(PARTITION_VALUES) for f in frames], how="vertical")
+    dtype = pv.schema[PARTITION_VALUES]
+    fields = {f.name for f in dtype.fields} if isinstance(dtype, pl.Struct) else set()
+    exprs = []
+    for logical in t.partition_columns:
+        physical = t.physical_names.get(logical, logical)
+        src = physical if physical in fields else logical if logical in fields else None
+        value = pl.col(PARTITION_VALUES).struct.field(src) if src else pl.lit(None, pl.String)
+        exprs.append(value.alias(logical))
+    return pv.select(exprs).unique(maintain_order=True).to_dicts()
+
+
+def explicit_predicates(t: Transaction, operations: Sequence[str]) -> Transaction:
+    """``t`` with literal conjuncts for the partitions it touched in its condition."""
+    if t.operation not in operations or not t.partition_columns or t.read_predicate is None:
+        return t
+    touched = touched_partitions(t)
+    if not touched:
+        return t
+    literal = written_partitions_predicate(touched)
+    if t.profile.engine == "delta-rs":
+        full = (
+            literal
+            if t.read_whole_table or t.full_predicate is None
+            else all_of(t.full_predicate, literal)
+        )
+        return replace(t, read_predicate=literal, full_predicate=full, read_whole_table=False)
+    info = parse_operation_predicates(t.operation, t.parameters)
+    if info.has_not_matched_by_source or t.read_whole_table:
+        return t  # Delta reads the whole table whatever the ON condition says
+    full = literal if t.full_predicate is None else all_of(t.full_predicate, literal)
+    return replace(t, read_predicate=all_of(t.read_predicate, literal), full_predicate=full)
+
+
+def with_isolation(t: Transaction, value: str) -> Transaction:
+    """The level ``t``'s engine would use with ``delta.isolationLevel = value``: commits the
+    engine downgraded (SnapshotIsolation) or ran through commitLarge keep theirs."""
+    if t.isolation is IsolationLevel.SNAPSHOT_ISOLATION or t.is_commit_large:
+        return t
+    level = parse_isolation(value, t.profile)
+    if level is None:
+        level = t.profile.default_isolation
+        source = (
+            f"what-if: {t.profile.engine} does not parse delta.isolationLevel={value}; its default"
+        )
+    else:
+        source = f"what-if: table property delta.isolationLevel={value}"
+    return t if level is t.isolation else replace(t, isolation=level, isolation_source=source)
+
+
+def is_pure_append(t: Transaction) -> bool:
+    return (
+        t.operation in APPEND_OPERATIONS
+        and t.added.height > 0
+        and t.removed.is_empty()
+        and not t.changes_metadata
+        and (
+            t.read_predicate is None
+            or (t.profile.engine == "delta-rs" and t.full_predicate is None)
+        )
+        and str(t.parameters.get("mode") or t.parameters.get("outputMode") or "Append").lower()
+        == "append"
+    )
+
+
+def marked_blind(t: Transaction) -> Transaction:
+    if t.is_blind_append is True or not is_pure_append(t):
+        return t
+    return replace(t, is_blind_append=True)

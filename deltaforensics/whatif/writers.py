@@ -1,0 +1,82 @@
+"""Who wrote a commit: commits grouped into writers for the writer matrix and schedule changes.
+
+A writer is the thing a user can reschedule or fix: a streaming query (its ``queryId`` or
+``txn`` appId — two running instances share it, which is the hazard), a job, a notebook, a
+user; without any of those, the engine plus the operation and its predicate with literals
+masked (``delta-rs DELETE date = ? AND user_id < ?``), so each recurring statement of a
+service is one writer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from deltaforensics.predicates.ir import TrueExpr
+from deltaforensics.transactions import Transaction
+
+_STRING = re.compile(r"'(?:[^'\\]|\\.)*'")
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])")
+
+
+def predicate_template(t: Transaction) -> str:
+    """The transaction's condition with literals replaced by ``?`` ("" when it has none)."""
+    pred = t.full_predicate
+    if pred is None or isinstance(pred, TrueExpr):
+        return ""
+    return _NUMBER.sub("?", _STRING.sub("?", pred.to_sql()))
+
+
+def writer_of(t: Transaction) -> str:
+    """A stable, human-readable writer name for one commit (or attempt)."""
+    query = t.parameters.get("queryId")
+    if isinstance(query, str) and query:
+        return f"streaming query {query}"
+    if t.app_ids:
+        return f"app {sorted(t.app_ids)[0]}"
+    if t.who:
+        return t.who
+    mode = t.parameters.get("mode")
+    parts = [t.profile.engine, t.operation]
+    if isinstance(mode, str) and mode:
+        parts.append(mode)
+    template = predicate_template(t)
+    if template:
+        parts.append(template)
+    return " ".join(parts)
+
+
+def contexts_of(t: Transaction) -> str:
+    """Where the commit ran (cluster, job run context, notebook); "" when not recorded."""
+    ci = t.commit_info
+    bits = [str(ci.get("clusterId") or "")]
+    nb = ci.get("notebook")
+    if isinstance(nb, dict):
+        bits.append(str(nb.get("notebookId") or ""))
+    job = ci.get("job")
+    if isinstance(job, dict):
+        bits.append(str(job.get("jobId") or ""))
+    return "/".join(bits).strip("/")
+
+
+def group_writers(transactions: Iterable[Transaction]) -> dict[str, list[Transaction]]:
+    """Commits per writer, in version order (attempts and version 0 are left out)."""
+    groups: dict[str, list[Transaction]] = {}
+    for t in transactions:
+        if (
+            t.version is None
+            or t.version == 0
+            or (t.read_version is not None and t.read_version < 0)
+        ):
+            continue
+        groups.setdefault(writer_of(t), []).append(t)
+    for commits in groups.values():
+        commits.sort(key=lambda t: t.version or 0)
+    return groups
+
+
+def runs_in_parallel(commits: Sequence[Transaction]) -> bool:
+    """Whether one writer's commits came from more than one place at once (two instances of a
+    streaming query, a job and a notebook sharing a checkpoint)."""
+    places = {contexts_of(t) for t in commits} - {""}
+    return len(places) > 1

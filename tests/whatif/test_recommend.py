@@ -1,0 +1,194 @@
+"""Recommendations: measured on the table's own history, engine-aware, never folklore."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from deltaforensics.report.explain import explain_document
+from deltaforensics.report.validate import validate
+from deltaforensics.testing import LogBuilder
+from deltaforensics.whatif.recommend import recommend
+from tests.whatif.helpers import analysis_until, lost
+from tests.whatif.test_compare import SAMPLES, sample
+
+ROW_LEVEL = {"deletion-vectors", "liquid"}
+
+
+def _kinds(recs: list[dict[str, Any]]) -> list[str]:
+    return [r["change"]["kind"] for r in recs]
+
+
+@pytest.fixture(scope="module")
+def recommendations() -> dict[str, list[dict[str, Any]]]:
+    return {name: recommend(sample(name)) for name in SAMPLES}
+
+
+def test_a_merge_without_a_partition_literal_gets_explicit_predicates_first(
+    recommendations: dict[str, list[dict[str, Any]]],
+) -> None:
+    recs = recommendations["merge_without_partition_literal"]
+    first = recs[0]
+    assert first["change"]["kind"] == "explicit-merge-predicates"
+    assert first["conflicts_avoided"] >= 2 and first["conflicts_introduced"] == 0
+    assert first["confidence"] == "high"
+    assert "MERGE INTO" in first["apply"]
+    assert (
+        "t.order_id = s.order_id AND t.date = s.date AND t.date IN ('2024-03-03', '2024-03-04')"
+        in first["apply"]
+    )
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+def test_serializable_is_never_a_fix(
+    recommendations: dict[str, list[dict[str, Any]]], name: str
+) -> None:
+    for r in recommendations[name]:
+        if r["change"]["kind"] == "isolation":
+            assert r["change"]["level"].lower() != "serializable"
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+def test_row_level_concurrency_is_offered_only_when_every_writer_is_databricks(
+    recommendations: dict[str, list[dict[str, Any]]], name: str
+) -> None:
+    engines = set(
+        sample(name).transactions[-1:]
+        and {t.profile.engine for t in sample(name).transactions if t.version and not t.blind}
+    )
+    if engines != {"databricks"}:
+        assert not ROW_LEVEL & set(_kinds(recommendations[name]))
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+def test_recommendations_avoid_something_and_introduce_nothing_unless_said(
+    recommendations: dict[str, list[dict[str, Any]]], name: str
+) -> None:
+    for r in recommendations[name]:
+        assert r["conflicts_avoided"] + r["fragile_races_avoided"] >= 1
+        if r["conflicts_introduced"]:
+            assert "trade-off" in r["rationale"]
+            assert r["conflicts_avoided"] > r["conflicts_introduced"]
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+def test_recommendations_fit_the_explain_report(
+    recommendations: dict[str, list[dict[str, Any]]], name: str
+) -> None:
+    doc = explain_document(sample(name))
+    doc["recommendations"] = recommendations[name]
+    validate(doc, "explain")
+
+
+def test_delta_rs_appends_into_a_spark_table_are_told_to_mark_blind_appends(
+    recommendations: dict[str, list[dict[str, Any]]],
+) -> None:
+    recs = recommendations["mixed_writer_appends"]
+    [mark] = [r for r in recs if r["change"]["kind"] == "mark-blind-appends"]
+    assert mark["change"]["writer"] == "delta-rs WRITE Append"
+    assert 'custom_metadata={"isBlindAppend": True}' in mark["apply"]
+    assert mark["conflicts_avoided"] >= 1
+
+
+def test_a_duplicate_streaming_query_is_told_to_run_once(
+    recommendations: dict[str, list[dict[str, Any]]],
+) -> None:
+    [first, *_] = recommendations["duplicate_streaming_query"]
+    assert first["change"]["kind"] == "separate-schedules"
+    assert first["change"]["writer_a"] == first["change"]["writer_b"]
+    assert "Never run two instances" in first["apply"]
+
+
+# -- isolation advice per engine -------------------------------------------------------------
+
+
+def _append_then_update(tmp_path: Path, writer: str) -> list[Any]:
+    """A blind append wins over an UPDATE of its partition read before it (§E 5): the UPDATE
+    failed under Serializable; WriteSerializable would have let it commit (§E 6)."""
+    b = LogBuilder(
+        tmp_path / writer,
+        columns={"id": "long", "date": "string"},
+        partition_by=["date"],
+        writer=writer,
+    )
+    b.create()
+    b.write(add=[b.file("date=A")])
+    b.write(add=[b.file("date=A")], isolation="Serializable")
+    old = b.live_files("date=A")[0]
+    b.update(
+        "date = 'A' AND id = 5",
+        remove=[old["path"]],
+        add=[b.file("date=A")],
+        read_version=1,
+        isolation="Serializable",
+    )
+    analysis = analysis_until(b.path, 2)
+    return [analysis, lost(b.path, 3, analysis, "ConcurrentAppendException", "UPDATE")]
+
+
+def test_open_source_delta_cannot_set_write_serializable(tmp_path: Path) -> None:
+    analysis, update = _append_then_update(tmp_path, "spark-3.2.0")
+    [iso] = [
+        r for r in recommend(analysis, attempts=[update]) if r["change"]["kind"] == "isolation"
+    ]
+    assert iso["conflicts_avoided"] == 1
+    assert iso["apply"] is None and iso["applicable"] is False
+    assert "refuses to set" in iso["rationale"]
+
+
+def test_databricks_gets_the_alter_table_statement(tmp_path: Path) -> None:
+    analysis, update = _append_then_update(tmp_path, "databricks-14.3")
+    [iso] = [
+        r for r in recommend(analysis, attempts=[update]) if r["change"]["kind"] == "isolation"
+    ]
+    assert iso["apply"].endswith("SET TBLPROPERTIES ('delta.isolationLevel' = 'WriteSerializable')")
+
+
+@pytest.mark.engine
+def test_delta_rs_writers_get_the_camel_case_spelling(tmp_path: Path) -> None:
+    from tests.whatif.test_measured import ISOLATION_STEPS, _isolated
+    from tests.whatif.workload import evidence, run
+
+    results = run(tmp_path / "t", _isolated(None), ISOLATION_STEPS, tmp_path / "shadows")
+    analysis, observed = evidence(tmp_path / "t", results)
+    recs = recommend(analysis, attempts=observed)
+    [iso] = [r for r in recs if r["change"]["kind"] == "isolation"]
+    assert iso["change"]["level"] == "writeSerializable"
+    assert '"delta.isolationLevel": "writeSerializable"' in iso["apply"]
+    assert "'WriteSerializable'" not in iso["apply"]
+    assert iso["conflicts_avoided"] == 2  # measured in test_measured: the two marked appends
+    assert not ROW_LEVEL & set(_kinds(recs))
+
+
+# -- row-level concurrency on Databricks ----------------------------------------------------
+
+
+def _dml_vs_dml(tmp_path: Path, writer: str) -> Any:
+    b = LogBuilder(tmp_path / writer, columns={"id": "long"}, writer=writer)
+    b.create()
+    b.write(add=[b.file(), b.file()])
+    for i in range(3):  # two jobs correcting different single rows, one after the other
+        for job, first in (("fix_a", 0), ("fix_b", 100)):
+            old = b.live_files()[0]
+            b.update(
+                f"id = {first + i}",
+                remove=[old["path"]],
+                add=[b.file()],
+                commit_info_extra={"job": {"jobId": job, "jobName": job}},
+            )
+    return analysis_until(b.path, b.version)
+
+
+def test_databricks_dml_on_an_unpartitioned_table_gets_deletion_vectors(tmp_path: Path) -> None:
+    recs = recommend(_dml_vs_dml(tmp_path, "databricks-14.3"))
+    [dv] = [r for r in recs if r["change"]["kind"] == "deletion-vectors"]
+    assert dv["conflicts_avoided"] == 2  # fix_a loses to fix_b and the other way round
+    assert dv["apply"].endswith("SET TBLPROPERTIES ('delta.enableDeletionVectors' = true)")
+    assert "row-level concurrency" in dv["rationale"]
+
+
+def test_the_same_table_on_open_source_delta_gets_no_row_level_advice(tmp_path: Path) -> None:
+    recs = recommend(_dml_vs_dml(tmp_path, "spark-3.2.0"))
+    assert not ROW_LEVEL & set(_kinds(recs))
