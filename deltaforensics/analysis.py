@@ -201,7 +201,9 @@ def analyze(
             )
     lo = from_version if from_version is not None else -1
     anomalies = [
-        a for a in find_anomalies(txns, loaded.replay) if not a.versions or max(a.versions) >= lo
+        a
+        for a in find_anomalies(txns, loaded.replay, loaded.listing.commit_versions)
+        if not a.versions or max(a.versions) >= lo
     ]
     conflicts: list[dict[str, Any]] = []
     evidence_found = _error_evidence(error_texts, txns, loaded.replay, conflicts, diags)

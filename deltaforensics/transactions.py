@@ -296,7 +296,9 @@ def _transaction(
             else "not recorded (no commitInfo)"
         )
     base = rep.frames.base_version
-    ref = read_version if read_version is not None and read_version >= max(base, 0) else v - 1
+    # a readVersion at or after the commit's own version is forged or corrupt (anomaly AN003)
+    plausible = read_version is not None and max(base, 0) <= read_version < v
+    ref = read_version if plausible and read_version is not None else v - 1
     prev_md = rep.metadata_at(ref) if ref >= max(base, 0) else None
     md = prev_md or rep.metadata_at(v)
     prev_proto = rep.protocol_at(ref) if ref >= max(base, 0) else None

@@ -58,7 +58,9 @@ class Anomaly:
         }
 
 
-def find_anomalies(txns: Sequence[Transaction], rep: Replay) -> list[Anomaly]:
+def find_anomalies(
+    txns: Sequence[Transaction], rep: Replay, listed_versions: Sequence[int] | None = None
+) -> list[Anomaly]:
     out: list[Anomaly] = []
     out += duplicate_removes(rep)
     out += lost_overwrites(txns, rep)
@@ -67,7 +69,9 @@ def find_anomalies(txns: Sequence[Transaction], rep: Replay) -> list[Anomaly]:
     out += unmarked_appends_vs_spark(txns)
     out += ignored_isolation_levels(txns, rep)
     out += duplicate_app_ids(txns)
-    out += commit_gaps(rep)
+    out += commit_gaps(
+        listed_versions if listed_versions is not None else list(rep.frames.commit_versions)
+    )
     out += forgeable_provenance(txns)
     return sorted(out, key=lambda a: (a.versions[:1] or (-1,), a.code))
 
@@ -259,8 +263,8 @@ def duplicate_app_ids(txns: Sequence[Transaction]) -> list[Anomaly]:
     return out
 
 
-def commit_gaps(rep: Replay) -> list[Anomaly]:
-    versions = list(rep.frames.commit_versions)
+def commit_gaps(versions: Sequence[int]) -> list[Anomaly]:
+    versions = sorted(versions)
     if not versions:
         return []
     missing = sorted(set(range(versions[0], versions[-1] + 1)) - set(versions))
