@@ -136,6 +136,20 @@ def snapshot(
     output_format: Annotated[
         TableFormat, typer.Option("--format", help="table or json.")
     ] = TableFormat.table,
+    engine: Annotated[
+        EngineName | None,
+        typer.Option(
+            "--engine",
+            help="How to read the log: polars (default) or spark (PySpark, extra [spark]).",
+        ),
+    ] = None,
+    spark_master: Annotated[
+        str, typer.Option("--spark-master", help="Spark master for --engine spark.")
+    ] = "local[2]",
+    spark_conf: Annotated[
+        list[str] | None,
+        typer.Option("--spark-conf", help="Spark conf KEY=VALUE for --engine spark (repeatable)."),
+    ] = None,
     storage_option: StorageOption = None,
     storage_options_file: StorageOptionsFile = None,
 ) -> None:
@@ -145,9 +159,10 @@ def snapshot(
     from deltaforensics.report.history import snapshot_document, snapshot_text  # noqa: PLC0415
 
     store = open_store(table, _storage_options(storage_option, storage_options_file))
-    loaded = load(
-        store, version=version, mode="snapshot", engine=PolarsEngine(store, with_stats=False)
+    chosen = _engine(store, engine, spark_master, spark_conf) or PolarsEngine(
+        store, with_stats=False
     )
+    loaded = load(store, version=version, mode="snapshot", engine=chosen)
     snap = loaded.replay.snapshot_at(version)
     doc = snapshot_document(store.uri, snap, loaded.diagnostics)
     if output_format is TableFormat.json:
@@ -155,6 +170,32 @@ def snapshot(
     else:
         _emit(snapshot_text(doc))
         _warn(doc["diagnostics"])
+
+
+class EngineName(StrEnum):
+    polars = "polars"
+    spark = "spark"
+
+
+def _engine(store: Any, name: EngineName | None, master: str, conf: list[str] | None) -> Any:
+    """The log-reading engine; ``None`` means the default polars engine."""
+    if name is None or name is EngineName.polars:
+        return None
+    try:
+        import pyspark  # noqa: F401, PLC0415
+    except ImportError:
+        raise UsageError(
+            "--engine spark needs pyspark: pip install 'deltaforensics[spark]'"
+        ) from None
+    from deltaforensics.engines.spark_engine import SparkEngine  # noqa: PLC0415
+
+    settings: dict[str, str] = {}
+    for pair in conf or []:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"--spark-conf takes KEY=VALUE, got {pair!r}")
+        settings[key.strip()] = value.strip()
+    return SparkEngine(store, master=master, conf=settings)
 
 
 class WhatIfFormat(StrEnum):
@@ -259,6 +300,20 @@ def explain(
             "--partition-overwrite-mode", help="dynamic marks an INSERT OVERWRITE as dynamic."
         ),
     ] = None,
+    engine: Annotated[
+        EngineName | None,
+        typer.Option(
+            "--engine",
+            help="How to read the log: polars (default) or spark (PySpark, extra [spark]).",
+        ),
+    ] = None,
+    spark_master: Annotated[
+        str, typer.Option("--spark-master", help="Spark master for --engine spark.")
+    ] = "local[2]",
+    spark_conf: Annotated[
+        list[str] | None,
+        typer.Option("--spark-conf", help="Spark conf KEY=VALUE for --engine spark (repeatable)."),
+    ] = None,
     storage_option: StorageOption = None,
     storage_options_file: StorageOptionsFile = None,
 ) -> None:
@@ -292,6 +347,7 @@ def explain(
         profile_name=profile,
         error_texts=texts,
         attempts=specs,
+        engine=_engine(store, engine, spark_master, spark_conf),
     )
     doc = explain_document(analysis)
     fmt = output_format or (

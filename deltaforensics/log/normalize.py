@@ -55,7 +55,10 @@ def _dv_id(frame: pl.DataFrame, struct: str) -> pl.Expr:
 
 
 def partition_struct_from_json(column: pl.Expr, partition_columns: tuple[str, ...]) -> pl.Expr:
-    return column.str.json_decode(pl.Struct(dict.fromkeys(partition_columns, pl.String)))
+    # anything that is not a JSON object (e.g. "partitionValues": 5) decodes as null instead of
+    # failing the whole batch; such a file reads as having no partition values
+    as_object = pl.when(column.str.starts_with("{")).then(column).otherwise(pl.lit("{}"))
+    return as_object.str.json_decode(pl.Struct(dict.fromkeys(partition_columns, pl.String)))
 
 
 def _no_partitions() -> pl.Expr:
