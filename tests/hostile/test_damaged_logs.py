@@ -185,3 +185,64 @@ def test_a_symlink_loop_in_the_log_folder_does_not_hang(
     (root / "_delta_log" / "loop").symlink_to(root / "_delta_log", target_is_directory=True)
     code, out, _ = run(capsys, "snapshot", str(root), "--format", "json")
     assert code == 0 and [f["path"] for f in json.loads(out)["files"]] == ["a"]
+
+
+def test_huge_stats_strings_are_read_and_kept_as_text(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    stats = json.dumps(
+        {"numRecords": 1, "minValues": {"s": "x" * 2_000_000}, "maxValues": {"s": "y" * 2_000_000}}
+    )
+    big = {
+        "add": {
+            "path": "a",
+            "partitionValues": {},
+            "size": 1,
+            "modificationTime": 1,
+            "dataChange": True,
+            "stats": stats,
+        }
+    }
+    root = write(tmp_path, [lines(PROTOCOL, METADATA), lines(big)])
+    code, out, _ = run(capsys, "snapshot", str(root), "--format", "json")
+    assert code == 0 and [f["path"] for f in json.loads(out)["files"]] == ["a"]
+
+
+def test_a_checkpoint_with_a_wrong_schema_falls_back(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    root = write(tmp_path, [lines(PROTOCOL, METADATA), lines(add("a")), lines(add("b"))])
+    pq.write_table(
+        pa.table({"add": ["not a struct"], "protocol": ["nor this"]}),
+        root / "_delta_log" / f"{1:020d}.checkpoint.parquet",
+    )
+    code, out, _ = run(capsys, "snapshot", str(root), "--format", "json")
+    assert code == 0
+    doc = json.loads(out)
+    assert sorted(f["path"] for f in doc["files"]) == ["a", "b"]
+    assert any(
+        d["code"] == "W102" and "expected a struct" in d["message"] for d in doc["diagnostics"]
+    )
+
+
+def test_unknown_reader_features_are_reported_not_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    protocol = {
+        "protocol": {
+            "minReaderVersion": 3,
+            "minWriterVersion": 7,
+            "readerFeatures": ["futureFeatureX"],
+            "writerFeatures": ["futureFeatureX"],
+        }
+    }
+    root = write(tmp_path, [lines(protocol, METADATA), lines(add("a"))])
+    code, out, _ = run(capsys, "snapshot", str(root), "--format", "json")
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["protocol"]["reader_features"] == ["futureFeatureX"] and [
+        f["path"] for f in doc["files"]
+    ] == ["a"]
