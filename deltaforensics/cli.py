@@ -64,6 +64,81 @@ StorageOptionsFile = Annotated[
 ]
 
 
+class EngineName(StrEnum):
+    polars = "polars"
+    spark = "spark"
+
+
+EngineOpt = Annotated[
+    EngineName | None,
+    typer.Option(
+        "--engine", help="How to read the log: polars (default) or spark (PySpark, extra [spark])."
+    ),
+]
+SparkMasterOpt = Annotated[
+    str, typer.Option("--spark-master", help="Spark master for --engine spark.")
+]
+SparkConfOpt = Annotated[
+    list[str] | None,
+    typer.Option("--spark-conf", help="Spark conf KEY=VALUE for --engine spark (repeatable)."),
+]
+ErrorOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--error",
+        help="A driver log, job output or stack trace holding the failure (repeatable; - for stdin).",
+    ),
+]
+AttemptOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--attempt", help="A statement that failed or is planned, as Spark SQL (repeatable)."
+    ),
+]
+ReadVersionOpt = Annotated[
+    list[int] | None,
+    typer.Option(
+        "--read-version",
+        min=0,
+        help="The version each --attempt read (once for all, or once per attempt).",
+    ),
+]
+StartedAtOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--started-at",
+        help="When each --attempt started (ISO-8601 or epoch ms); it read the version current then.",
+    ),
+]
+AttemptProfileOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--attempt-profile",
+        help="Engine profile of the attempts (default: the table's recent writers).",
+    ),
+]
+WritesOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--writes",
+        help='Partitions an INSERT writes when the statement does not show them: "col=value,...".',
+    ),
+]
+ReplaceWhereOpt = Annotated[
+    str | None, typer.Option("--replace-where", help="replaceWhere predicate of an overwrite.")
+]
+TxnOpt = Annotated[
+    str | None,
+    typer.Option("--txn", help="The attempt's own application transaction APPID:VERSION."),
+]
+OverwriteModeOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--partition-overwrite-mode", help="dynamic marks an INSERT OVERWRITE as dynamic."
+    ),
+]
+
+
 def _storage_options(pairs: list[str] | None, file: Path | None) -> dict[str, str]:
     if not pairs and file is None:
         return {}
@@ -136,20 +211,9 @@ def snapshot(
     output_format: Annotated[
         TableFormat, typer.Option("--format", help="table or json.")
     ] = TableFormat.table,
-    engine: Annotated[
-        EngineName | None,
-        typer.Option(
-            "--engine",
-            help="How to read the log: polars (default) or spark (PySpark, extra [spark]).",
-        ),
-    ] = None,
-    spark_master: Annotated[
-        str, typer.Option("--spark-master", help="Spark master for --engine spark.")
-    ] = "local[2]",
-    spark_conf: Annotated[
-        list[str] | None,
-        typer.Option("--spark-conf", help="Spark conf KEY=VALUE for --engine spark (repeatable)."),
-    ] = None,
+    engine: EngineOpt = None,
+    spark_master: SparkMasterOpt = "local[2]",
+    spark_conf: SparkConfOpt = None,
     storage_option: StorageOption = None,
     storage_options_file: StorageOptionsFile = None,
 ) -> None:
@@ -170,11 +234,6 @@ def snapshot(
     else:
         _emit(snapshot_text(doc))
         _warn(doc["diagnostics"])
-
-
-class EngineName(StrEnum):
-    polars = "polars"
-    spark = "spark"
 
 
 def _engine(store: Any, name: EngineName | None, master: str, conf: list[str] | None) -> Any:
@@ -245,75 +304,18 @@ def explain(
         Path | None,
         typer.Option("--output", "-o", help="Write the report to this file instead of stdout."),
     ] = None,
-    error: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--error",
-            help="A driver log, job output or stack trace holding the failure (repeatable; - for stdin).",
-        ),
-    ] = None,
-    attempt: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--attempt", help="A statement that failed or is planned, as Spark SQL (repeatable)."
-        ),
-    ] = None,
-    read_version: Annotated[
-        list[int] | None,
-        typer.Option(
-            "--read-version",
-            min=0,
-            help="The version each --attempt read (once for all, or once per attempt).",
-        ),
-    ] = None,
-    started_at: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--started-at",
-            help="When each --attempt started (ISO-8601 or epoch ms); it read the version current then.",
-        ),
-    ] = None,
-    attempt_profile: Annotated[
-        str | None,
-        typer.Option(
-            "--attempt-profile",
-            help="Engine profile of the attempts (default: the table's recent writers).",
-        ),
-    ] = None,
-    writes: Annotated[
-        str | None,
-        typer.Option(
-            "--writes",
-            help='Partitions an INSERT writes when the statement does not show them: "col=value,...".',
-        ),
-    ] = None,
-    replace_where: Annotated[
-        str | None, typer.Option("--replace-where", help="replaceWhere predicate of an overwrite.")
-    ] = None,
-    txn: Annotated[
-        str | None,
-        typer.Option("--txn", help="The attempt's own application transaction APPID:VERSION."),
-    ] = None,
-    partition_overwrite_mode: Annotated[
-        str | None,
-        typer.Option(
-            "--partition-overwrite-mode", help="dynamic marks an INSERT OVERWRITE as dynamic."
-        ),
-    ] = None,
-    engine: Annotated[
-        EngineName | None,
-        typer.Option(
-            "--engine",
-            help="How to read the log: polars (default) or spark (PySpark, extra [spark]).",
-        ),
-    ] = None,
-    spark_master: Annotated[
-        str, typer.Option("--spark-master", help="Spark master for --engine spark.")
-    ] = "local[2]",
-    spark_conf: Annotated[
-        list[str] | None,
-        typer.Option("--spark-conf", help="Spark conf KEY=VALUE for --engine spark (repeatable)."),
-    ] = None,
+    error: ErrorOpt = None,
+    attempt: AttemptOpt = None,
+    read_version: ReadVersionOpt = None,
+    started_at: StartedAtOpt = None,
+    attempt_profile: AttemptProfileOpt = None,
+    writes: WritesOpt = None,
+    replace_where: ReplaceWhereOpt = None,
+    txn: TxnOpt = None,
+    partition_overwrite_mode: OverwriteModeOpt = None,
+    engine: EngineOpt = None,
+    spark_master: SparkMasterOpt = "local[2]",
+    spark_conf: SparkConfOpt = None,
     storage_option: StorageOption = None,
     storage_options_file: StorageOptionsFile = None,
 ) -> None:
@@ -525,36 +527,15 @@ def whatif(
     output_format: Annotated[
         WhatIfFormat, typer.Option("--format", help="json or markdown.")
     ] = None,  # type: ignore[assignment]
-    error: Annotated[
-        list[str] | None, typer.Option("--error", help="Error texts, as for explain (repeatable).")
-    ] = None,
-    attempt: Annotated[
-        list[str] | None,
-        typer.Option("--attempt", help="Attempted statements, as for explain (repeatable)."),
-    ] = None,
-    read_version: Annotated[
-        list[int] | None,
-        typer.Option("--read-version", min=0, help="Read version of each --attempt."),
-    ] = None,
-    started_at: Annotated[
-        list[str] | None, typer.Option("--started-at", help="Start time of each --attempt.")
-    ] = None,
-    attempt_profile: Annotated[
-        str | None, typer.Option("--attempt-profile", help="Engine profile of the attempts.")
-    ] = None,
-    writes: Annotated[
-        str | None, typer.Option("--writes", help='Partitions an INSERT writes: "col=value,...".')
-    ] = None,
-    replace_where: Annotated[
-        str | None, typer.Option("--replace-where", help="replaceWhere predicate of an overwrite.")
-    ] = None,
-    txn: Annotated[
-        str | None,
-        typer.Option("--txn", help="The attempt's application transaction APPID:VERSION."),
-    ] = None,
-    partition_overwrite_mode: Annotated[
-        str | None, typer.Option("--partition-overwrite-mode", help="dynamic or static.")
-    ] = None,
+    error: ErrorOpt = None,
+    attempt: AttemptOpt = None,
+    read_version: ReadVersionOpt = None,
+    started_at: StartedAtOpt = None,
+    attempt_profile: AttemptProfileOpt = None,
+    writes: WritesOpt = None,
+    replace_where: ReplaceWhereOpt = None,
+    txn: TxnOpt = None,
+    partition_overwrite_mode: OverwriteModeOpt = None,
     storage_option: StorageOption = None,
     storage_options_file: StorageOptionsFile = None,
 ) -> None:
