@@ -254,8 +254,8 @@ def _rule_sentence(exception: str, evidence: Any) -> str:
 def later_retry(
     evidence: Any, winner: Transaction | None, txns: Sequence[Transaction]
 ) -> Transaction | None:
-    """A later successful commit by the loser's writer, if the message identifies one."""
-    commit = evidence.conflicting_commit or {}
+    """The first non-blind, non-OPTIMIZE commit by a writer other than the winner's, landing
+    within the window after the error: likely the failed job's successful retry."""
     observed = evidence.observed_at
     if observed is None or winner is None:
         return None
@@ -267,7 +267,6 @@ def later_retry(
     if not later:
         return None
     same_kind = [t for t in later if not t.blind and t.operation != "OPTIMIZE"]
-    del commit
     return (
         same_kind[0] if same_kind and (same_kind[0].timestamp or 0) - observed < WINDOW_MS else None
     )

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
+from deltaforensics.report.plain import change_text
+
 MAX_TIMELINE_ROWS = 400
 MAX_FILES_SHOWN = 5
 _LABEL_CHARS = 34
@@ -533,24 +535,6 @@ def _anomalies(anomalies: list[dict[str, Any]]) -> str:
     return _table(
         ["Severity", "Code", "Kind", "Versions", "Files", "Reason"], rows, "No anomalies."
     )
-
-
-def change_text(change: dict[str, Any]) -> str:
-    """``{"kind": "partition-by", "columns": ["date"]}`` -> ``partition-by columns=date`` (plain)."""
-    params = []
-    for k in sorted(change):
-        if k == "kind":
-            continue
-        v = change[k]
-        shown = (
-            ", ".join(map(str, v))
-            if isinstance(v, list)
-            else v
-            if isinstance(v, str)
-            else json.dumps(v)
-        )
-        params.append(f"{k}={shown}")
-    return " ".join([str(change.get("kind", "?")), *params])
 
 
 def evaluated_text(ev: dict[str, Any]) -> str:

@@ -14,6 +14,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from deltaforensics.report.plain import change_text
+
 MAX_ROWS = 50
 # Markdown punctuation that can start emphasis, links, code, strikethrough, math or a cell edge.
 _SPECIAL = re.compile(r"([\\`*_\[\]|~$])")
@@ -80,22 +82,6 @@ def _outcome(outcome: Any, code_: Any) -> str:
     if outcome == "commits":
         return "commits"
     return f"**{text(outcome)}**" + (f" ({text(code_)})" if code_ else "")
-
-
-def change_text(change: dict[str, Any]) -> str:
-    """``{"kind": "partition-by", "columns": ["date"]}`` -> ``partition-by columns=date``."""
-    params = []
-    for key in sorted(k for k in change if k != "kind"):
-        v = change[key]
-        shown = (
-            ", ".join(map(str, v))
-            if isinstance(v, list)
-            else v
-            if isinstance(v, str)
-            else json.dumps(v)
-        )
-        params.append(f"{key}={shown}")
-    return " ".join([str(change.get("kind", "?")), *params])
 
 
 def _evaluated(ev: dict[str, Any]) -> str:
