@@ -126,3 +126,25 @@ def test_the_guard_itself_refuses_writes(tmp_path: Path) -> None:
     with pytest.raises(PermissionError):
         fs.open(str(tmp_path / "y"), "wb")
     assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()
+
+
+def test_the_audit_with_state_is_read_only_on_its_tables(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    names = ["merge_without_partition_literal", "deltars_concurrent_optimize"]
+    for name in names:
+        shutil.copytree(SAMPLE_LOGS / name, tmp_path / "lake" / name)
+    before = _fingerprint(tmp_path / "lake")
+    config = tmp_path / "audit.toml"
+    config.write_text(
+        'output = "out"\nstate = "state"\n'
+        + "".join(f'[[tables]]\nuri = "guarded://{tmp_path / "lake" / n}"\n' for n in names)
+    )
+    WRITES.clear()
+    for _ in range(2):  # a full run, then one that reads from the state
+        code = main(["--quiet", "audit", str(config)])
+        _, err = capsys.readouterr()
+        assert code == 0, err
+    assert WRITES == []
+    assert _fingerprint(tmp_path / "lake") == before
+    assert (tmp_path / "state" / "_tables" / f"{names[0]}.json").is_file()
