@@ -10,12 +10,18 @@ import polars as pl
 
 from deltaforensics.engines.base import Engine
 from deltaforensics.engines.polars_engine import PolarsEngine, assemble
-from deltaforensics.errors import LogCorruptError, UsageError, VersionNotFoundError
+from deltaforensics.errors import (
+    DeltaForensicsError,
+    LogCorruptError,
+    UsageError,
+    VersionNotFoundError,
+)
 from deltaforensics.log.commits import read_commits
 from deltaforensics.log.listing import LogListing, list_log
 from deltaforensics.log.segment import LogSegment, diagnose_listing
 from deltaforensics.log.storage import FsspecLogStore, LogStore
 from deltaforensics.model.diagnostics import Diagnostic, info, warning
+from deltaforensics.model.schemas import ActionFrames
 from deltaforensics.replay import Replay, content_diagnostics
 
 
@@ -82,8 +88,13 @@ def load_commits(
     from_version: int | None = None,
     to_version: int | None = None,
     listing: LogListing | None = None,
+    engine: Engine | None = None,
 ) -> tuple[LogListing, pl.DataFrame, tuple[Diagnostic, ...]]:
-    """Commit-level facts for every retained commit in range; needs no checkpoint."""
+    """Commit-level facts for every retained commit in range; needs no checkpoint.
+
+    ``engine`` reads the commits (as a segment without a checkpoint); by default the store's
+    bytes are parsed here. Either way the commit facts and diagnostics are the same.
+    """
     listing = listing or list_log(store)
     latest = listing.latest_version
     lo = 0 if from_version is None else from_version
@@ -91,19 +102,56 @@ def load_commits(
     if to_version is not None and to_version > latest:
         raise VersionNotFoundError(store.uri, to_version, f"the latest version is {latest}")
     wanted = [(v, n) for v, n in sorted(listing.commits.items()) if lo <= v <= hi]
-    blobs = store.read_many([n for _, n in wanted])
-    triples = [(v, n, blobs[n]) for v, n in wanted]
-    raw = read_commits(triples)
     segment = LogSegment(
         uri=store.uri, end_version=hi, base_version=-1, checkpoint=None, commits=tuple(wanted)
     )
-    frames = assemble(segment, None, raw, (), triples)
+    if engine is None:
+        blobs = store.read_many([n for _, n in wanted])
+        triples = [(v, n, blobs[n]) for v, n in wanted]
+        frames = assemble(segment, None, read_commits(triples), (), triples)
+        empty = [v for v, _, data in triples if not data.strip()]
+    else:
+        frames = engine.scan(segment)
+        empty = _blank_commits(store, frames, dict(wanted))
     replay = Replay(store.uri, frames)
     found = diagnose_listing(listing, hi, None, frozenset()) + content_diagnostics(replay)
-    empty = [v for v, _, data in triples if not data.strip()]
     if empty:
         found.append(warning("W204", f"empty commit file(s) at version(s) {empty[:10]}", empty[0]))
     return listing, replay.commits, tuple(found)
+
+
+def _blank_commits(store: LogStore, frames: ActionFrames, names: dict[int, str]) -> list[int]:
+    """Versions whose commit file is empty or blank, judged as the default path judges them.
+
+    Only commits that gave no action at all can be blank; their bytes are checked when the
+    store can read them (it may not: some logs are reachable only through Spark).
+    """
+    candidates = _versions_without_actions(frames)
+    if not candidates:
+        return []
+    try:
+        blobs = store.read_many([names[v] for v in candidates])
+    except DeltaForensicsError:
+        return candidates
+    return [v for v in candidates if not blobs[names[v]].strip()]
+
+
+def _versions_without_actions(frames: ActionFrames) -> list[int]:
+    """Commits that gave no row in any frame (no line, known or not)."""
+    parts = (
+        frames.files.filter(pl.col("source") == "commit"),
+        frames.commit_infos,
+        frames.metadata,
+        frames.protocols,
+        frames.txns,
+        frames.domains,
+        frames.cdc,
+        frames.unknown,
+    )
+    seen: set[int] = set()
+    for part in parts:
+        seen.update(part["version"].unique().to_list())
+    return [v for v in frames.commit_versions if v not in seen]
 
 
 def _concerns(err: LogCorruptError, names: tuple[str, ...]) -> bool:

@@ -182,6 +182,9 @@ def history(
     output_format: Annotated[
         TableFormat, typer.Option("--format", help="table or json.")
     ] = TableFormat.table,
+    engine: EngineOpt = None,
+    spark_master: SparkMasterOpt = "local[2]",
+    spark_conf: SparkConfOpt = None,
     storage_option: StorageOption = None,
     storage_options_file: StorageOptionsFile = None,
 ) -> None:
@@ -192,9 +195,13 @@ def history(
     if from_version is not None and to_version is not None and from_version > to_version:
         raise UsageError("--from-version must not be greater than --to-version")
     store = open_store(table, _storage_options(storage_option, storage_options_file))
+    chosen = _engine(store, engine, spark_master, spark_conf)
     with _progress("reading the log") as progress:
         _, commits, diagnostics = load_commits(
-            _reporting(store, progress), from_version=from_version, to_version=to_version
+            store if chosen is not None else _reporting(store, progress),
+            from_version=from_version,
+            to_version=to_version,
+            engine=chosen,
         )
     doc = history_document(store.uri, commits, diagnostics)
     if output_format is TableFormat.json:

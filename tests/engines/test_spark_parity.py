@@ -10,7 +10,6 @@ where they fail.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,21 +73,6 @@ STRING_FIELDS = {
     ("cdc", "path"),
     ("sidecar", "path"),
 }
-
-
-@pytest.fixture(scope="session")
-def spark() -> Iterator[Any]:
-    try:
-        import pyspark  # noqa: F401
-    except ImportError:
-        if os.environ.get("CI"):
-            pytest.fail("pyspark is not installed; CI must run the Spark parity tests")
-        pytest.skip("pyspark is not installed (pip install -e '.[spark]')")
-    from deltaforensics.engines.spark_engine import spark_session
-
-    session = spark_session("local[2]")
-    yield session
-    session.stop()
 
 
 @dataclass(frozen=True, slots=True)
