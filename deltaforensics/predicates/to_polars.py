@@ -246,6 +246,12 @@ def to_polars(
     return _Polars(partition_struct, names).expr(pred, positive=True).fill_null(False)
 
 
+def _constant(value: bool) -> pl.Expr:
+    """A constant as a column of the frame's length: polars 2.1 fails to filter a frame of
+    20,000+ rows by an expression made of literals only ("filter predicate length of 2")."""
+    return pl.repeat(value, pl.len())
+
+
 class _Polars:
     def __init__(self, struct: str, names: _Names) -> None:
         self.struct, self.names = struct, names
@@ -267,13 +273,13 @@ class _Polars:
         return literal_kind(o.value) if isinstance(o, Literal) else self.names.own_kind(o)
 
     def expr(self, p: Predicate, positive: bool) -> pl.Expr:
-        maybe = pl.lit(positive)  # Opaque, Unknown, or a column we cannot see
+        maybe = _constant(positive)  # Opaque, Unknown, or a column we cannot see
         if isinstance(p, TrueExpr | FalseExpr):
-            return pl.lit(isinstance(p, TrueExpr))
+            return _constant(isinstance(p, TrueExpr))
         if isinstance(p, And | Or):
             exprs = [self.expr(q, positive) for q in p.parts]
             if not exprs:
-                return pl.lit(isinstance(p, And))
+                return _constant(isinstance(p, And))
             return pl.all_horizontal(exprs) if isinstance(p, And) else pl.any_horizontal(exprs)
         if isinstance(p, Not):
             return ~self.expr(p.part, not positive)

@@ -217,3 +217,14 @@ def test_true_and_false_are_constants() -> None:
     rows: list[dict[str, str | None]] = [{"p": "a"}, {"p": None}]
     assert polars_matches(TRUE, rows) == [True, True]
     assert polars_matches(FALSE, rows) == [False, False]
+
+
+@pytest.mark.parametrize(
+    ("pred", "kept"),
+    [(TRUE, 50_000), (FALSE, 0), (Opaque("f(x)", "a UDF"), 50_000), (And(()), 50_000), (Or(()), 0)],
+)
+def test_a_constant_predicate_filters_a_frame_of_any_size(pred: Predicate, kept: int) -> None:
+    # polars 2.1 cannot filter 20,000+ rows by a literal-only expression; seen on a DELETE
+    # with the predicate "true" in a 100,000-commit log
+    files = pl.DataFrame({"partition_values": [{"p": "a"}] * 50_000})
+    assert files.filter(to_polars(pred, "partition_values", types=TYPES)).height == kept
