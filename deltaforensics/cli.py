@@ -253,21 +253,27 @@ def _engine(store: Any, name: EngineName | None, master: str, conf: list[str] | 
     """The log-reading engine; ``None`` means the default polars engine."""
     if name is None or name is EngineName.polars:
         return None
+    settings = _spark_settings(conf)
+    from deltaforensics.engines.spark_engine import SparkEngine  # noqa: PLC0415
+
+    return SparkEngine(store, master=master, conf=settings)
+
+
+def _spark_settings(conf: list[str] | None) -> dict[str, str]:
+    """``--spark-conf`` pairs, after checking that pyspark is there at all."""
     try:
         import pyspark  # noqa: F401, PLC0415
     except ImportError:
         raise UsageError(
             "--engine spark needs pyspark: pip install 'deltaforensics[spark]'"
         ) from None
-    from deltaforensics.engines.spark_engine import SparkEngine  # noqa: PLC0415
-
     settings: dict[str, str] = {}
     for pair in conf or []:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
             raise UsageError(f"--spark-conf takes KEY=VALUE, got {pair!r}")
         settings[key.strip()] = value.strip()
-    return SparkEngine(store, master=master, conf=settings)
+    return settings
 
 
 class WhatIfFormat(StrEnum):
@@ -663,9 +669,25 @@ def audit(
         recommendations=cfg.recommendations if recommendations is None else recommendations,
     )
     state_dir = state.resolve() if state is not None else cfg.state
+    outcomes = None
+    if engine is EngineName.spark:
+        conf = _spark_settings(spark_conf)
+        from deltaforensics.audit.on_spark import spark_outcomes  # noqa: PLC0415
+        from deltaforensics.engines.spark_engine import spark_session  # noqa: PLC0415
+
+        spark = spark_session(spark_master, conf)
+        outcomes = spark_outcomes(
+            cfg, spark=spark, state_dir=state_dir, fail_on=chosen, settings=settings
+        )
     with _progress("auditing") as progress:
         summary = run_audit(
-            cfg, state_dir=state_dir, fail_on=chosen, settings=settings, progress=progress
+            cfg,
+            state_dir=state_dir,
+            fail_on=chosen,
+            settings=settings,
+            progress=progress,
+            engine=(engine or EngineName.polars).value,
+            outcomes=outcomes,
         )
     if output_format is AuditFormat.json:
         _emit_json(summary)

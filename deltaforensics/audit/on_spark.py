@@ -1,0 +1,135 @@
+"""The audit on Spark: one job reads every table's planned files; each table is analysed on an
+executor by the same code the polars engine runs in this process.
+
+The driver lists each table, reads its kept state and plans the read (:func:`plan_read`): the
+history segment for a full read, the new commits for an incremental one, nothing when the table
+is unchanged. One Spark job (:func:`~deltaforensics.engines.spark_fleet.run_fleet`) fetches the
+files of all tables and groups them by table; on the executor the table's files become a
+:class:`~deltaforensics.engines.spark_fleet.FetchedStore`, and :func:`read_table` and
+:func:`audit_frames` run on it exactly as :func:`~deltaforensics.audit.run.run_audit` runs them
+on the table's own store (frames built by the polars engine's ``assemble``, prior state loaded
+from the state directory, one conflict model). The outcomes come back to the driver, where
+:func:`run_audit` writes them with the same writers, so both engines write identical reports,
+datasets and state.
+
+Executors read the state directory, so on a cluster it must be a path they share (a Unity
+Catalog Volume, DBFS, abfss through a mount). Storage options never leave the driver. A table
+Spark cannot reach (``memory://``, a scheme without a Hadoop filesystem), or whose analysis
+needed a file the job did not fetch (a damaged checkpoint whose fallback reads older files), is
+audited on the driver by the polars engine, with a warning.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from deltaforensics.audit.config import AuditConfig, TableSpec
+from deltaforensics.audit.core import AuditSettings, TableOutcome, audit_frames
+from deltaforensics.audit.incremental import plan_read
+from deltaforensics.audit.run import read_table
+from deltaforensics.audit.state import read_state
+from deltaforensics.engines.spark_engine import spark_log_uri
+from deltaforensics.engines.spark_fleet import FetchedStore, FleetTable, run_fleet
+from deltaforensics.errors import DeltaForensicsError
+from deltaforensics.log.listing import list_log
+from deltaforensics.log.segment import LogSegment
+from deltaforensics.log.storage import FsspecLogStore
+
+LOGGER = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _TableWork:
+    """What an executor needs to audit one table (no storage options: they stay here)."""
+
+    spec: TableSpec
+    state_dir: Path | None
+
+
+def spark_outcomes(
+    config: AuditConfig,
+    *,
+    spark: Any,
+    state_dir: Path | None,
+    fail_on: tuple[str, ...] = (),
+    settings: AuditSettings | None = None,
+) -> dict[str, TableOutcome | Exception]:
+    """Audit the config's tables in one Spark job; pass the result to ``run_audit(outcomes=)``.
+
+    Tables missing from the result (Spark could not reach them, or the job did not fetch a
+    file their analysis needed) are left to ``run_audit``, which audits them on the driver.
+    """
+    settings = replace(settings or AuditSettings(), fail_on=fail_on)
+    outcomes: dict[str, TableOutcome | Exception] = {}
+    fleet: list[FleetTable] = []
+    for spec in config.tables:
+        try:
+            planned = _plan(spec, state_dir)
+        except Exception as exc:  # run_audit reports it for this table, as it would its own
+            outcomes[spec.name] = exc
+            continue
+        if planned is None:
+            LOGGER.warning("%s: Spark cannot read %s; audited on the driver", spec.name, spec.uri)
+        else:
+            fleet.append(planned)
+    results = run_fleet(spark, fleet, functools.partial(_audit_table, settings))
+    for name, result in results.items():
+        if result.missed:
+            LOGGER.warning(
+                "%s: the Spark job did not fetch %s; audited on the driver",
+                name,
+                ", ".join(result.missed[:3]),
+            )
+        elif result.error is not None:
+            outcomes[name] = (
+                result.error
+                if isinstance(result.error, Exception)
+                else RuntimeError(str(result.error))
+            )
+        else:
+            outcomes[name] = result.value
+    return outcomes
+
+
+def _plan(spec: TableSpec, state_dir: Path | None) -> FleetTable | None:
+    """List the table, plan against its state, and name the files the plan reads."""
+    store = FsspecLogStore.from_uri(spec.uri, spec.storage_options)
+    log_uri = spark_log_uri(store)
+    if log_uri is None:
+        return None
+    spec = replace(spec, uri=store.uri)
+    listing = list_log(store)
+    prior = read_state(state_dir, spec.name, store.uri) if state_dir is not None else None
+    plan = plan_read(listing, prior)
+    segment: LogSegment | None = plan.segment
+    if plan.mode == "full":
+        try:
+            segment = LogSegment.for_history(listing)  # what load() reads first
+        except DeltaForensicsError:
+            segment = None  # the executor's load() raises it again, for this table
+    return FleetTable.for_segment(
+        spec.name,
+        listing,
+        segment,
+        log_uri=log_uri,
+        context=_TableWork(spec=replace(spec, storage_options={}), state_dir=state_dir),
+    )
+
+
+def _audit_table(settings: AuditSettings, store: FetchedStore, work: _TableWork) -> TableOutcome:
+    """On an executor: ``run_audit``'s own read and analysis, over the fetched files."""
+    read = read_table(work.spec, store, work.state_dir)
+    return audit_frames(
+        work.spec,
+        read.listing,
+        read.plan,
+        read.new,
+        read.prior,
+        settings,
+        read_diagnostics=read.diagnostics,
+        commit_files_read=read.files_read,
+    )
