@@ -47,7 +47,10 @@ from deltaforensics.model.schemas import ActionFrames
 LOGGER = logging.getLogger(__name__)
 
 Work = Callable[["FetchedStore", Any], Any]  # (the table's files, its context) -> a result
-RESULT_SCHEMA = "table string, payload binary"
+# A table's result is pickled, LZ4-compressed and cut into chunks: one huge binary value would
+# have to fit a JVM buffer whole (a 100,000-commit table's frames did not, in a 1 GiB heap).
+RESULT_SCHEMA = "table string, part int, size long, payload binary"
+CHUNK_BYTES = 16 << 20
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -139,7 +142,6 @@ def run_fleet(spark: Any, tables: Sequence[FleetTable], work: Work) -> dict[str,
     ``work`` and each context are pickled with cloudpickle and run on the executors, which need
     deltaforensics installed; its value must pickle. Results are keyed by :attr:`FleetTable.key`.
     """
-    from pyspark.sql import functions as F  # noqa: N812, PLC0415
 
     if not tables:
         return {}
@@ -159,16 +161,29 @@ def run_fleet(spark: Any, tables: Sequence[FleetTable], work: Work) -> dict[str,
         lambda table: _run_group(work, table), RESULT_SCHEMA
     )
     with _runtime_conf(spark, READ_CONF):
-        result = grouped.select(F.col("table"), F.col("payload")).toArrow()
-    out: dict[str, FleetResult] = {}
-    for key, payload in zip(
-        result.column("table").to_pylist(), result.column("payload").to_pylist(), strict=True
+        result = grouped.select("table", "part", "size", "payload").toArrow()
+    chunks: dict[str, list[tuple[int, int, bytes]]] = {}
+    for key, part, size, payload in zip(
+        *(result.column(c).to_pylist() for c in ("table", "part", "size", "payload")), strict=True
     ):
-        status, value, missed = pickle.loads(payload)  # noqa: S301 - our own job's output
+        chunks.setdefault(key, []).append((part, size, payload))
+    out: dict[str, FleetResult] = {}
+    for key, parts in chunks.items():
+        parts.sort()
+        status, value, missed = pickle.loads(  # noqa: S301 - our own job's output
+            _decompress(b"".join(p for _, _, p in parts), parts[0][1])
+        )
         error = rebuild_error(*value) if status == "error" else None
         out[key] = FleetResult(
             value=None if error is not None else value, error=error, missed=tuple(missed)
         )
+    return out
+
+
+def _decompress(data: bytes, size: int) -> bytes:
+    import pyarrow as pa  # noqa: PLC0415
+
+    out: bytes = pa.decompress(data, decompressed_size=size, codec="lz4", asbytes=True)
     return out
 
 
@@ -273,9 +288,24 @@ def _run_group(work: Work, table: Any) -> Any:
         outcome: tuple[str, Any, list[str]] = ("ok", work(store, extra), store.missed)
     except Exception as exc:  # handed back to the driver, which reports it per table
         outcome = ("error", portable_error(exc), store.missed)
+    raw = pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL)
+    packed: bytes = pa.compress(raw, codec="lz4", asbytes=True)
+    pieces = [packed[i : i + CHUNK_BYTES] for i in range(0, len(packed), CHUNK_BYTES)] or [b""]
     return pa.table(
-        {"table": [key], "payload": [pickle.dumps(outcome)]},
-        schema=pa.schema([("table", pa.string()), ("payload", pa.binary())]),
+        {
+            "table": [key] * len(pieces),
+            "part": list(range(len(pieces))),
+            "size": [len(raw)] * len(pieces),
+            "payload": pieces,
+        },
+        schema=pa.schema(
+            [
+                ("table", pa.string()),
+                ("part", pa.int32()),
+                ("size", pa.int64()),
+                ("payload", pa.binary()),
+            ]
+        ),
     )
 
 
