@@ -37,7 +37,9 @@ LINES = [
 def test_the_quick_benchmark_prints_every_figure(
     spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    spec = importlib.util.spec_from_file_location("bench_spark", REPO / "benchmarks" / "bench_spark.py")
+    spec = importlib.util.spec_from_file_location(
+        "bench_spark", REPO / "benchmarks" / "bench_spark.py"
+    )
     assert spec is not None and spec.loader is not None
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
