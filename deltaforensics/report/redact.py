@@ -30,7 +30,7 @@ query ids and txn ids — they identify processes, not people, and the forensics
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any, Literal
 
 Kind = Literal["user", "email", "notebook", "path"]
@@ -57,10 +57,15 @@ IDENTITY_KEYS: dict[str, Kind] = {
 # Keys naming the principal of the object they sit in (one person, one pseudonym).
 _PRINCIPAL_KEYS = ("userName", "user_name", "userId", "user_id")
 _NOTEBOOK_KEYS = ("notebookPath", "notebook_path", "notebookId", "notebook_id")
+# One name or number as the replacement sees it: an e-mail, an id, a user name; dots only inside.
+_NAME = re.compile(r"[\w%+@-]+(?:\.[\w%+@-]+)*")
+_NAME_CHAR = re.compile(r"[\w.%+@-]")
+_WORD_CHAR = re.compile(r"[\w%+@-]")
+_IDENTITY_KEY_SET = frozenset(IDENTITY_KEYS)
 
 _EMAIL = re.compile(
     r"(?<![\w.%+-])(?<!://)"  # not inside a longer word, not a URL's container@account
-    r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}(?![\w-])"
+    r"[\w.%+-]+@[\w-]+(?:\.[\w-]+)*\.[^\W\d_]{2,}(?![\w-])"
 )
 _PATH_END = r"[^\s\"'`<>|,;()\[\]{}]*[^\s\"'`<>|,;()\[\]{}.:]"
 _SEGMENT = r"[^\s/\"'`<>|,;()\[\]{}]*[^\s/\"'`<>|,;()\[\]{}.:]"
@@ -90,7 +95,11 @@ class Redactor:
         self._pseudonyms: dict[str, str] = {}  # lower-cased identity -> pseudonym
         self._originals: dict[str, str] = {}  # lower-cased identity -> first spelling seen
         self._counts: dict[Kind, int] = {}
-        self._pattern: re.Pattern[str] | None = None
+        self._pattern: re.Pattern[str] | None = None  # compiled on first use after learning
+        self._names: set[str] = set()
+        self._phrases: list[str] = []
+        self._anchors: set[str] = set()
+        self._tokenless: list[str] = []
 
     @property
     def pseudonyms(self) -> dict[str, str]:
@@ -127,17 +136,23 @@ class Redactor:
 
     def learn_text(self, text: str) -> None:
         """Learn what the patterns find in free text (see the module docstring)."""
-        for m in _QUOTED_FIELD.finditer(text):
-            self.learn(m["text"] or m["number"], IDENTITY_KEYS[m["key"]])
-        for m in _WORKSPACE_PATH.finditer(text):
-            self.learn(m[0], "path")
-            self._learn_segment(m["owner"])
-        for m in _EMAIL.finditer(text):
-            self.learn(m[0], "email")
-        for m in _HOME_USER.finditer(text):
-            self._learn_segment(m["user"])
-        for m in _LABEL.finditer(text):
-            self.learn(m["value"], "notebook" if m["kind"] == "notebook" else "user")
+        # each pattern only where its anchor occurs: a snapshot has a million file paths
+        if '"' in text:
+            for m in _QUOTED_FIELD.finditer(text):
+                self.learn(m["text"] or m["number"], IDENTITY_KEYS[m["key"]])
+        if "/Users/" in text or "/Repos/" in text:
+            for m in _WORKSPACE_PATH.finditer(text):
+                self.learn(m[0], "path")
+                self._learn_segment(m["owner"])
+        if "@" in text:
+            for m in _EMAIL.finditer(text):
+                self.learn(m[0], "email")
+        if "/home/" in text or ":\\Users\\" in text:
+            for m in _HOME_USER.finditer(text):
+                self._learn_segment(m["user"])
+        if "notebook " in text or "user " in text:
+            for m in _LABEL.finditer(text):
+                self.learn(m["value"], "notebook" if m["kind"] == "notebook" else "user")
 
     def redact_text(self, text: str) -> str:
         """``text`` with every identity known or found in it replaced by its pseudonym."""
@@ -145,13 +160,16 @@ class Redactor:
         return self.replace(text)
 
     def _learn_mapping(self, obj: Mapping[str, Any]) -> None:
-        principal = next((obj[k] for k in _PRINCIPAL_KEYS if _identity_text(obj.get(k))), None)
-        notebook = next((obj[k] for k in _NOTEBOOK_KEYS if _identity_text(obj.get(k))), None)
-        # a known partner first, so that a later field joins the pseudonym of an earlier one
-        for group, first in ((_PRINCIPAL_KEYS, principal), (_NOTEBOOK_KEYS, notebook)):
-            known = next((obj[k] for k in group if self._known(obj.get(k))), first)
-            for k in group:
-                self.learn(obj.get(k), IDENTITY_KEYS[k], same_as=known)
+        if _IDENTITY_KEY_SET.isdisjoint(obj.keys()):
+            return  # most objects (files, partition values) name nobody
+        for group in (_PRINCIPAL_KEYS, _NOTEBOOK_KEYS):
+            values = [obj.get(k) for k in group]
+            # one person (notebook) per group: join a pseudonym already given to one of them
+            partner = next((v for v in values if self._known(v)), None) or next(
+                (v for v in values if _identity_text(v)), None
+            )
+            for key, value in zip(group, values, strict=True):
+                self.learn(value, IDENTITY_KEYS[key], same_as=partner)
         for key, kind in IDENTITY_KEYS.items():
             if key not in _PRINCIPAL_KEYS and key not in _NOTEBOOK_KEYS:
                 self.learn(obj.get(key), kind)
@@ -166,26 +184,55 @@ class Redactor:
         return text is not None and text.lower() in self._pseudonyms
 
     def replace(self, text: str) -> str:
-        """``text`` with every identity learned so far replaced (nothing new is learned)."""
+        """``text`` with every identity learned so far replaced (nothing new is learned).
+
+        Only whole names and numbers are replaced: a known ``ops`` stays inside ``dev-ops``, a
+        known id inside a longer number."""
         if not self._pseudonyms:
             return text
-        if self._pattern is None:
-            # longest first, so a notebook path wins over the e-mail inside it
-            alternatives = sorted(self._originals.values(), key=len, reverse=True)
-            self._pattern = re.compile(
-                "|".join(_bounded(a) for a in alternatives), flags=re.IGNORECASE
-            )
-        return self._pattern.sub(self._pseudonym_of, text)
+        pattern = self._pattern or self._compile()
+        lowered = text.lower()
+        if self._anchors.isdisjoint(_NAME.findall(lowered)) and not any(
+            p in lowered for p in self._tokenless
+        ):
+            return text  # the common case (file paths, predicates), decided without callbacks
+        return pattern.sub(self._pseudonym_of, text)
+
+    def _compile(self) -> re.Pattern[str]:
+        # identities that are one name token are looked up token by token; the rest (paths,
+        # names with spaces) are tried first at each token, longest first, case-insensitively
+        self._names = {k for k in self._pseudonyms if _NAME.fullmatch(k)}
+        self._phrases = sorted(
+            (k for k in self._pseudonyms if k not in self._names), key=len, reverse=True
+        )
+        # a whole phrase shows each of its name tokens as a token of the text: one will do
+        self._anchors = set(self._names)
+        self._tokenless = []
+        for phrase in self._phrases:
+            tokens = _NAME.findall(phrase)
+            if tokens:
+                self._anchors.add(max(tokens, key=len))
+            else:
+                self._tokenless.append(phrase)
+        phrases = "|".join(re.escape(self._originals[k]) for k in self._phrases)
+        name = _NAME.pattern
+        self._pattern = re.compile(f"(?P<phrase>(?i:{phrases}))|{name}" if phrases else name)
+        return self._pattern
 
     def _pseudonym_of(self, match: re.Match[str]) -> str:
-        found = self._pseudonyms.get(match[0].lower())
-        if found is not None:
+        found = match[0]
+        if match.lastgroup != "phrase":
+            return self._pseudonyms.get(found.lower(), found)
+        if not _is_whole(match):
             return found
-        # the regex folds case differently from str.lower() for a few letters: look it up whole
-        for key, pseudonym in self._pseudonyms.items():
-            if re.fullmatch(re.escape(self._originals[key]), match[0], flags=re.IGNORECASE):
-                return pseudonym
-        return "redacted"  # pragma: no cover - every match comes from a known identity
+        pseudonym = self._pseudonyms.get(found.lower())
+        if pseudonym is None:  # (?i) and str.lower() fold a few letters differently
+            pseudonym = next(
+                self._pseudonyms[k]
+                for k in self._phrases
+                if re.fullmatch(re.escape(self._originals[k]), found, flags=re.IGNORECASE)
+            )
+        return pseudonym
 
 
 def redact_document(doc: dict[str, Any], redactor: Redactor) -> dict[str, Any]:
@@ -194,46 +241,42 @@ def redact_document(doc: dict[str, Any], redactor: Redactor) -> dict[str, Any]:
     Only strings change (values and keys); numbers, booleans and the shape stay, so the copy
     validates against the same JSON Schema as ``doc``. A number under an identity key (a
     ``jobOwnerId`` written as a JSON number) becomes its pseudonym, a string."""
-    for obj in _mappings(doc):
+    named: list[dict[str, Any]] = []
+    texts: list[str] = []
+    _scan(doc, named, texts)
+    for obj in named:  # fields first: their meaning wins over a pattern
         redactor.learn_commit_info(obj)
-    for text in _strings(doc):
+    for text in texts:
         redactor.learn_text(text)
     redacted: dict[str, Any] = _rewrite(doc, redactor, None)
     return redacted
 
 
+def _scan(value: Any, named: list[dict[str, Any]], texts: list[str]) -> None:
+    """Collect the objects with identity keys and every string (keys too), in document order."""
+    if isinstance(value, dict):
+        if not _IDENTITY_KEY_SET.isdisjoint(value.keys()):
+            named.append(value)
+        for k, v in value.items():
+            texts.append(str(k))
+            _scan(v, named, texts)
+    elif isinstance(value, list | tuple):
+        for v in value:
+            _scan(v, named, texts)
+    elif isinstance(value, str):
+        texts.append(value)
+
+
 def _rewrite(value: Any, redactor: Redactor, key: str | None) -> Any:
-    if isinstance(value, Mapping):
+    if isinstance(value, str):
+        return redactor.replace(value)
+    if isinstance(value, dict):
         return {redactor.replace(str(k)): _rewrite(v, redactor, str(k)) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_rewrite(v, redactor, None) for v in value]
-    if isinstance(value, str):
-        return redactor.replace(value)
     if key in IDENTITY_KEYS and isinstance(value, int) and not isinstance(value, bool):
         return redactor.replace(str(value))
     return value
-
-
-def _mappings(value: Any) -> Iterable[Mapping[str, Any]]:
-    if isinstance(value, Mapping):
-        yield value
-        for v in value.values():
-            yield from _mappings(v)
-    elif isinstance(value, list | tuple):
-        for v in value:
-            yield from _mappings(v)
-
-
-def _strings(value: Any) -> Iterable[str]:
-    if isinstance(value, Mapping):
-        for k, v in value.items():
-            yield str(k)
-            yield from _strings(v)
-    elif isinstance(value, list | tuple):
-        for v in value:
-            yield from _strings(v)
-    elif isinstance(value, str):
-        yield value
 
 
 def _identity_text(value: object) -> str | None:
@@ -243,8 +286,15 @@ def _identity_text(value: object) -> str | None:
     return text or None
 
 
-def _bounded(identity: str) -> str:
-    """``identity`` as a regex that matches only whole: not inside a longer name or number."""
-    head = r"(?<![\w.%+-])" if re.match(r"[\w.%+-]", identity) else ""
-    tail = r"(?![\w-]|\.\w)" if re.search(r"[\w-]$", identity) else ""
-    return head + re.escape(identity) + tail
+def _is_whole(match: re.Match[str]) -> bool:
+    """Whether ``match`` is a whole name or number, not part of a longer one: an identity that
+    starts (ends) with a name character must not follow (precede) one."""
+    text, start, end = match.string, match.start(), match.end()
+    found = match[0]
+    if start > 0 and _NAME_CHAR.match(found[0]) and _NAME_CHAR.match(text[start - 1]):
+        return False
+    if end < len(text) and _NAME_CHAR.match(found[-1]):
+        after = text[end : end + 2]
+        if _WORD_CHAR.match(after[0]) or (after[0] == "." and _WORD_CHAR.match(after[1:2] or " ")):
+            return False
+    return True

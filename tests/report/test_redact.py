@@ -392,3 +392,31 @@ def test_a_hand_built_explain_report_with_identities_still_validates() -> None:
     validate(out, "explain")
     assert "ann@corp.example" not in json.dumps(out)
     assert out["table"]["uri"] == "path#1"
+
+
+def test_non_ascii_addresses_and_service_principals_are_redacted() -> None:
+    r = Redactor()
+    text = "by José.García@corp.example, then user 8c3f2a10-5b7e-4d2a-9f00-1a2b3c4d5e6f"
+    assert r.redact_text(text) == "by email#1, then user user#1"
+
+
+def test_a_snapshot_sized_document_is_redacted_in_seconds() -> None:
+    import time
+
+    files = [
+        {"path": f"date=2024-01-{i % 28:02d}/part-{i:05d}-0dfc080d-c000.snappy.parquet", "size": i}
+        for i in range(100_000)
+    ]
+    people = [
+        {
+            "userName": f"u{i}@corp.example",
+            "notebook": {"notebookPath": f"/Users/u{i}@corp.example/nb"},
+        }
+        for i in range(50)
+    ]
+    doc = {"table": "/Users/u1@corp.example/t", "files": files, "commits": people}
+    started = time.perf_counter()
+    out = redact_document(doc, Redactor())
+    assert time.perf_counter() - started < 20  # a regex of every identity per string took 50 s
+    assert out["files"] == files and out["table"] == "path#1"
+    assert "corp.example" not in json.dumps(out["commits"])
