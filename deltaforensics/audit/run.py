@@ -26,10 +26,10 @@ from deltaforensics.analysis import load
 from deltaforensics.audit.config import AuditConfig, TableSpec
 from deltaforensics.audit.core import AuditSettings, TableOutcome, audit_frames
 from deltaforensics.audit.datasets import DATASETS
-from deltaforensics.audit.incremental import ReadPlan, TableState, plan_read
+from deltaforensics.audit.incremental import ReadPlan, TableState, commit_frames, plan_read
 from deltaforensics.audit.state import read_state, write_state
-from deltaforensics.engines.polars_engine import PolarsEngine
 from deltaforensics.errors import DeltaForensicsError, UsageError
+from deltaforensics.log.commits import read_commits
 from deltaforensics.log.listing import LogListing, list_log
 from deltaforensics.log.options import redact as redact_secrets
 from deltaforensics.log.options import secret_values
@@ -70,9 +70,12 @@ def read_table(spec: TableSpec, store: LogStore, state_dir: Path | None) -> Tabl
             loaded.diagnostics,
             len(segment.commits) + parts,
         )
-    if plan.mode == "incremental" and plan.segment is not None:
-        frames = PolarsEngine(store).scan(plan.segment)
-        return TableRead(listing, plan, frames, prior, (), len(plan.segment.commits))
+    if plan.mode == "incremental" and plan.segment is not None and prior is not None:
+        names = [name for _, name in plan.segment.commits]
+        blobs = store.read_many(names)
+        triples = [(v, name, blobs[name]) for v, name in plan.segment.commits]
+        frames = commit_frames(plan.segment, read_commits(triples), triples, prior)
+        return TableRead(listing, plan, frames, prior, (), len(triples))
     return TableRead(listing, plan, None, prior, (), 0)
 
 

@@ -380,3 +380,67 @@ def test_storage_secrets_from_the_environment_never_reach_the_outputs(
     written = "".join(p.read_text() for p in (tmp_path / "audit-out").rglob("*.json"))
     assert secret not in out + err + written
     assert entry(json.loads(out), "remote")["status"] == "failed"
+
+
+def _truncate(log: Path, keep_through: int) -> None:
+    """The log as it was at ``keep_through``: later commits and checkpoints removed."""
+    for f in log.iterdir():
+        head = f.name.split(".", 1)[0]
+        if (head.isdigit() and int(head) > keep_through) or f.name == "_last_checkpoint":
+            f.unlink() if f.is_file() else shutil.rmtree(f)
+
+
+def _commit_versions(table: Path) -> list[int]:
+    log = table / "_delta_log"
+    return sorted(int(f.name[:20]) for f in log.glob("*.json") if f.name[:20].isdigit())
+
+
+# every sample and corpus table whose log starts at v0 with three commits or more
+SPLIT_TABLES = [
+    p
+    for p in [
+        *(p for p in sorted(SAMPLE_LOGS.iterdir()) if (p / "_delta_log").is_dir()),
+        *corpus_tables(),
+    ]
+    if _commit_versions(p)[:1] == [0] and len(_commit_versions(p)) >= 3
+]
+
+
+@pytest.mark.parametrize("source", SPLIT_TABLES, ids=lambda p: p.name)
+def test_an_incremental_report_equals_a_full_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], source: Path
+) -> None:
+    commits = _commit_versions(source)
+    table = tmp_path / "t"
+    shutil.copytree(source, table)
+    _truncate(table / "_delta_log", commits[len(commits) // 2])
+    config = write_config(tmp_path / "a.toml", [{"name": "t", "uri": str(table)}])
+    state = tmp_path / "state"
+    code, out, err = run(capsys, "audit", str(config), "--state", str(state), "--format", "json")
+    assert code == 0, out + err
+    first = entry(json.loads(out), "t")
+    shutil.rmtree(table)
+    shutil.copytree(source, table)
+    fresh = write_config(tmp_path / "b.toml", [{"name": "t", "uri": str(table)}], output="fresh")
+    fresh_code, fresh_out, _ = run(capsys, "audit", str(fresh), "--format", "json")
+    code, out, err = run(capsys, "audit", str(config), "--state", str(state), "--format", "json")
+    second = entry(json.loads(out), "t")
+    if fresh_code != 0:  # a log the full read rejects is rejected with state too
+        assert (code, second["error"]) == (fresh_code, entry(json.loads(fresh_out), "t")["error"])
+        return
+    assert code == 0, out + err
+    kept = report(tmp_path / "audit-out", "t")
+    if second["read"]["mode"] == "full":  # a gap after the state: it restarts, and says so
+        assert "no longer in the log" in second["read"]["reason"]
+        assert kept["diagnostics"][0]["code"] == "W701"
+        kept["diagnostics"] = kept["diagnostics"][1:]
+    else:
+        expected = (
+            "unchanged" if first["latest_version"] == second["latest_version"] else "incremental"
+        )
+        assert second["read"]["mode"] == expected, second["read"]
+    assert kept == report(tmp_path / "fresh", "t")
+    for name in DATASETS:
+        assert dataset(tmp_path / "audit-out", name, "t").equals(
+            dataset(tmp_path / "fresh", name, "t")
+        ), name
