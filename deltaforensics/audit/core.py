@@ -69,7 +69,9 @@ def audit_frames(
         diagnostics = read_diagnostics
     replay = Replay(spec.uri, frames)
     if plan.mode != "full":  # what a full read would say of this listing, and of the content
-        kept_earlier = bool(listing.commits) and frames.commit_versions[:1] < (min(listing.commits),)
+        kept_earlier = bool(listing.commits) and frames.commit_versions[:1] < (
+            min(listing.commits),
+        )
         diagnostics += tuple(
             d
             for d in diagnose_listing(listing, frames.end_version, None, frozenset())

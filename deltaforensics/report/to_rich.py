@@ -7,14 +7,13 @@ the recommendations table, then the diagnostics that are not merely informationa
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from deltaforensics.report.plain import change_text
+from deltaforensics.report.plain import change_text, commit_summary
 
 MAX_FINDINGS = 40
 MAX_DIAGNOSTICS = 30
@@ -111,24 +110,7 @@ def _timeline(doc: dict[str, Any], commits: dict[int, dict[str, Any]], console: 
 
 
 def _commit_text(c: dict[str, Any] | None, version: int) -> str:
-    if c is None:
-        return f"v{version} (no longer in the log)"
-    when = (
-        datetime.fromtimestamp(c["timestamp"] / 1000, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
-        if c["timestamp"] is not None
-        else "time unknown"
-    )
-    parts = [f"v{version} {c['operation']} by {c['writer']}", when]
-    if c["read_version"] is not None:
-        parts.append(f"read v{c['read_version']}")
-    parts.append(f"+{c['num_added_files']}/-{c['num_removed_files']} files")
-    if c["partitions"]:
-        shown = ", ".join(",".join(f"{k}={v}" for k, v in p.items()) for p in c["partitions"][:3])
-        more = len(c["partitions"]) - 3 + c["more_partitions"]
-        parts.append(f"in {shown}" + (f" (+{more} more)" if more > 0 else ""))
-    if c["predicate"]:
-        parts.append(f"predicate {c['predicate']}")
-    return escape(" · ".join(parts))
+    return escape(commit_summary(c, version))
 
 
 def _findings(doc: dict[str, Any], commits: dict[int, dict[str, Any]], console: Console) -> None:

@@ -66,3 +66,15 @@ def test_recommendations_and_anomalies_are_tables() -> None:
 def test_a_quiet_history_says_so() -> None:
     _, text = rendered("mixed_writer_appends")
     assert ("Timeline:" in text) != ("No races and no conflicts" in text)
+
+
+def test_html_and_markdown_also_describe_the_winning_commit() -> None:
+    import html
+
+    from deltaforensics.report.to_html import to_html
+    from deltaforensics.report.to_markdown import to_markdown
+
+    doc, _ = rendered("merge_without_partition_literal", ("errors/orders_merge_failed.log",))
+    line = "v7 UPDATE by notebook 1524277128226821, cluster 0101-473780-abc66563 · 2024-03-04 06:28:00 UTC"
+    assert html.escape(line) in to_html(doc)
+    assert line in to_markdown(doc)
