@@ -634,6 +634,12 @@ def audit(
             help="Run the what-if recommendations per table (default: the config's, else on).",
         ),
     ] = None,
+    jobs: Annotated[
+        int,
+        typer.Option(
+            "--jobs", min=1, max=64, help="Tables read concurrently (analysis stays in order)."
+        ),
+    ] = 4,
     engine: EngineOpt = None,
     spark_master: SparkMasterOpt = "local[2]",
     spark_conf: SparkConfOpt = None,
@@ -647,6 +653,8 @@ def audit(
     from deltaforensics.audit.run import run_audit  # noqa: PLC0415
     from deltaforensics.report.audit import audit_text  # noqa: PLC0415
 
+    if engine is EngineName.spark:  # pragma: no cover - replaced when the Spark audit lands
+        raise UsageError("audit --engine spark is not available in this build")
     cfg = load_config(config, os.environ)
     if output is not None:
         cfg = replace(cfg, output=output.resolve())
@@ -658,7 +666,12 @@ def audit(
     state_dir = state.resolve() if state is not None else cfg.state
     with _progress("auditing") as progress:
         summary = run_audit(
-            cfg, state_dir=state_dir, fail_on=chosen, settings=settings, progress=progress
+            cfg,
+            state_dir=state_dir,
+            fail_on=chosen,
+            settings=settings,
+            progress=progress,
+            jobs=jobs,
         )
     if output_format is AuditFormat.json:
         _emit_json(summary)
