@@ -221,7 +221,7 @@ def _write_outcome(out: Path, state_dir: Path | None, outcome: TableOutcome) -> 
             tmp.replace(path)
         except OSError as exc:
             raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
-    if state_dir is not None:
+    if state_dir is not None and outcome.read.get("mode") != "unchanged":
         write_state(state_dir, name, outcome.state, outcome.commits)
 
 
