@@ -7,43 +7,16 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import fsspec
 import polars as pl
 import pytest
 from deltalake import DeltaTable, write_deltalake
-from fsspec.implementations.local import LocalFileSystem
 
 from deltaforensics.audit.datasets import DATASETS, schema
 from deltaforensics.cli import main
 from deltaforensics.report.validate import validate
 from tests.conflicts.deltars_harness import rows
 from tests.conftest import SAMPLE_LOGS, corpus_tables
-
-OPENED: list[str] = []
-
-
-class CountingFileSystem(LocalFileSystem):
-    """The real local filesystem; every file opened for reading is recorded."""
-
-    protocol = ("counting",)
-    root_marker = "/"
-
-    @classmethod
-    def _strip_protocol(cls, path: str) -> str:
-        if isinstance(path, str) and path.startswith("counting://"):
-            path = path[len("counting://") :]
-        return super()._strip_protocol(path)
-
-    def _open(self, path, mode="rb", **kwargs):  # type: ignore[no-untyped-def,override]
-        OPENED.append(str(path))
-        return super()._open(path, mode, **kwargs)
-
-    def cat_file(self, path, start=None, end=None, **kwargs):  # type: ignore[no-untyped-def,override]
-        OPENED.append(str(path))
-        return super().cat_file(path, start=start, end=end, **kwargs)
-
-
-fsspec.register_implementation("counting", CountingFileSystem, clobber=True)
+from tests.hostile.test_read_only import READS, WRITES
 
 
 def write_config(path: Path, tables: list[dict[str, str]], **top: Any) -> Path:
@@ -158,20 +131,21 @@ def test_a_second_run_with_state_reads_only_the_new_commits(
     table = tmp_path / "lake" / "events"
     _deltars_table(table, 5)
     config = write_config(
-        tmp_path / "audit.toml", [{"name": "events", "uri": f"counting://{table}"}], output="out"
+        tmp_path / "audit.toml", [{"name": "events", "uri": f"guarded://{table}"}], output="out"
     )
     state = tmp_path / "state"
-    OPENED.clear()
+    READS.clear()
+    WRITES.clear()
     code, _, err = run(capsys, "audit", str(config), "--state", str(state))
     assert code == 0, err
     first = entry(summary_of(tmp_path / "out"), "events")
     assert first["read"]["mode"] == "full" and first["read"]["commit_files_read"] == 5
-    assert len({p for p in OPENED if "_delta_log/" in p and p.endswith(".json")}) == 5
+    assert len({p for p in READS if "_delta_log/" in p and p.endswith(".json")}) == 5
 
     write_deltalake(str(table), rows("2024-01-02", range(500, 505)), mode="append")
     DeltaTable(str(table)).delete("date = '2024-01-01'")
     write_deltalake(str(table), rows("2024-01-03", range(600, 605)), mode="append")
-    OPENED.clear()
+    READS.clear()
     code, _, err = run(capsys, "audit", str(config), "--state", str(state))
     assert code == 0, err
     second = entry(summary_of(tmp_path / "out"), "events")
@@ -182,12 +156,13 @@ def test_a_second_run_with_state_reads_only_the_new_commits(
         "from_version": 5,
         "to_version": 7,
     }
-    opened_commits = sorted({Path(p).name for p in OPENED if "_delta_log/" in p})
+    opened_commits = sorted({Path(p).name for p in READS if "_delta_log/" in p})
     assert opened_commits == [f"{v:020d}.json" for v in (5, 6, 7)]
+    assert WRITES == []
 
     # the incremental report is the report a fresh, stateless audit writes
     fresh = write_config(
-        tmp_path / "fresh.toml", [{"name": "events", "uri": f"counting://{table}"}], output="fresh"
+        tmp_path / "fresh.toml", [{"name": "events", "uri": f"guarded://{table}"}], output="fresh"
     )
     code, _, err = run(capsys, "audit", str(fresh))
     assert code == 0, err
