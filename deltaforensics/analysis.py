@@ -153,13 +153,33 @@ def analyze(
     recommendations: bool = True,
 ) -> ConflictAnalysis:
     """Replay the retained history, rebuild per-commit transactions, re-check every race."""
+    loaded = load(store, version=to_version, mode="history", engine=engine)
+    return analyze_loaded(
+        loaded,
+        from_version=from_version,
+        profile_name=profile_name,
+        error_texts=error_texts,
+        attempts=attempts,
+        recommendations=recommendations,
+    )
+
+
+def analyze_loaded(
+    loaded: LoadedLog,
+    *,
+    from_version: int | None = None,
+    profile_name: str | None = None,
+    error_texts: Sequence[tuple[str, str]] = (),
+    attempts: Sequence[AttemptSpec] = (),
+    recommendations: bool = True,
+) -> ConflictAnalysis:
+    """The analysis of an already replayed history (from the log, or from an audit's state)."""
     from deltaforensics.conflicts.checker import find_races  # noqa: PLC0415
     from deltaforensics.conflicts.profiles import profile_by_name  # noqa: PLC0415
     from deltaforensics.evidence.anomalies import find_anomalies  # noqa: PLC0415
     from deltaforensics.transactions import reconstruct_transactions  # noqa: PLC0415
 
     profile = profile_by_name(profile_name) if profile_name else None
-    loaded = load(store, version=to_version, mode="history", engine=engine)
     txns = reconstruct_transactions(loaded.replay, profile=profile)
     if from_version is not None:
         txns_in_range = [t for t in txns if t.version is not None and t.version >= from_version]

@@ -218,7 +218,10 @@ def history(
     if from_version is not None and to_version is not None and from_version > to_version:
         raise UsageError("--from-version must not be greater than --to-version")
     store = open_store(table, _storage_options(storage_option, storage_options_file))
-    _, commits, diagnostics = load_commits(store, from_version=from_version, to_version=to_version)
+    with _progress("reading the log") as progress:
+        _, commits, diagnostics = load_commits(
+            _reporting(store, progress), from_version=from_version, to_version=to_version
+        )
     doc = _redacted(history_document(store.uri, commits, diagnostics), redact)
     if output_format is TableFormat.json:
         _emit_json(doc)
@@ -254,7 +257,10 @@ def snapshot(
     chosen = _engine(store, engine, spark_master, spark_conf) or PolarsEngine(
         store, with_stats=False
     )
-    loaded = load(store, version=version, mode="snapshot", engine=chosen)
+    with _progress("reading the log") as progress:
+        if engine in (None, EngineName.polars):
+            chosen = PolarsEngine(_reporting(store, progress), with_stats=False)
+        loaded = load(store, version=version, mode="snapshot", engine=chosen)
     snap = loaded.replay.snapshot_at(version)
     doc = _redacted(snapshot_document(store.uri, snap, loaded.diagnostics), redact)
     if output_format is TableFormat.json:
@@ -372,15 +378,16 @@ def explain(
     )
     texts = [_read_error_text(e) for e in error or []]
     store = open_store(table, _storage_options(storage_option, storage_options_file))
-    analysis = analyze(
-        store,
-        from_version=from_version,
-        to_version=to_version,
-        profile_name=profile,
-        error_texts=texts,
-        attempts=specs,
-        engine=_engine(store, engine, spark_master, spark_conf),
-    )
+    with _progress("reading the log") as progress:
+        analysis = analyze(
+            _reporting(store, progress),
+            from_version=from_version,
+            to_version=to_version,
+            profile_name=profile,
+            error_texts=texts,
+            attempts=specs,
+            engine=_engine(store, engine, spark_master, spark_conf),
+        )
     doc = _redacted(
         explain_document(analysis), redact, (t.commit_info for t in analysis.transactions)
     )
@@ -511,16 +518,9 @@ def _write_report(doc: dict[str, Any], fmt: ExplainFormat, output: Path | None) 
 
 def failing_findings(doc: dict[str, Any], fail_on: list[FailOn]) -> list[str]:
     """Which ``--fail-on`` selections the report triggers."""
-    hits = []
-    if FailOn.conflict in fail_on and (
-        doc["conflicts"] or any(r["outcome"] != "commits" for r in doc["races"])
-    ):
-        hits.append("conflict")
-    if FailOn.anomaly in fail_on and any(a["severity"] != "info" for a in doc["anomalies"]):
-        hits.append("anomaly")
-    if FailOn.disagreement in fail_on and any(d["code"] == "W401" for d in doc["diagnostics"]):
-        hits.append("disagreement")
-    return hits
+    from deltaforensics.report.gates import fail_on_hits  # noqa: PLC0415
+
+    return fail_on_hits(doc, [f.value for f in fail_on])
 
 
 @app.command()
@@ -634,6 +634,148 @@ def whatif(
         _emit_json(doc)
 
 
+class AuditFormat(StrEnum):
+    table = "table"
+    json = "json"
+
+
+@app.command()
+def audit(
+    config: Annotated[
+        Path, typer.Argument(help="The audit's TOML file: tables, storage, output directory.")
+    ],
+    state: Annotated[
+        Path | None,
+        typer.Option(
+            "--state",
+            help="Directory keeping each table's commit facts between runs: later runs read only new commits.",
+        ),
+    ] = None,
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="Output directory (overrides the config's output)."),
+    ] = None,
+    fail_on: Annotated[
+        list[FailOn] | None,
+        typer.Option(
+            "--fail-on",
+            help="Exit 1 when any table's report has these findings (repeatable; overrides the config).",
+        ),
+    ] = None,
+    output_format: Annotated[
+        AuditFormat, typer.Option("--format", help="Summary on stdout: table or json.")
+    ] = AuditFormat.table,
+    recommendations: Annotated[
+        bool | None,
+        typer.Option(
+            "--recommendations/--no-recommendations",
+            help="Run the what-if recommendations per table (default: the config's, else on).",
+        ),
+    ] = None,
+    jobs: Annotated[
+        int,
+        typer.Option(
+            "--jobs", min=1, max=64, help="Tables read concurrently (analysis stays in order)."
+        ),
+    ] = 4,
+    engine: EngineOpt = None,
+    spark_master: SparkMasterOpt = "local[2]",
+    spark_conf: SparkConfOpt = None,
+) -> None:
+    """Audit every table of a config: one report each, a summary, parquet datasets, kept state."""
+    import os  # noqa: PLC0415
+    from dataclasses import replace  # noqa: PLC0415
+
+    from deltaforensics.audit.config import load_config  # noqa: PLC0415
+    from deltaforensics.audit.core import AuditSettings  # noqa: PLC0415
+    from deltaforensics.audit.run import run_audit  # noqa: PLC0415
+    from deltaforensics.report.audit import audit_text  # noqa: PLC0415
+
+    if engine is EngineName.spark:  # pragma: no cover - replaced when the Spark audit lands
+        raise UsageError("audit --engine spark is not available in this build")
+    cfg = load_config(config, os.environ)
+    if output is not None:
+        cfg = replace(cfg, output=output.resolve())
+    STATE.secrets = tuple(sorted({v for t in cfg.tables for v in _secrets_of(t.storage_options)}))
+    chosen = tuple(f.value for f in fail_on) if fail_on else cfg.fail_on
+    settings = AuditSettings(
+        recommendations=cfg.recommendations if recommendations is None else recommendations,
+    )
+    state_dir = state.resolve() if state is not None else cfg.state
+    with _progress("auditing") as progress:
+        summary = run_audit(
+            cfg,
+            state_dir=state_dir,
+            fail_on=chosen,
+            settings=settings,
+            progress=progress,
+            jobs=jobs,
+        )
+    if output_format is AuditFormat.json:
+        _emit_json(summary)
+    else:
+        _emit(audit_text(summary))
+    if summary["exit_code"]:
+        raise typer.Exit(summary["exit_code"])
+
+
+def _secrets_of(options: Any) -> set[str]:
+    from deltaforensics.log.options import secret_values  # noqa: PLC0415
+
+    return set(secret_values(options))
+
+
+def _reporting(store: Any, progress: Any) -> Any:
+    """The store, reporting read progress to an active progress bar."""
+    if isinstance(progress, _NoProgress):
+        return store
+    from deltaforensics.log.storage import ReportingStore  # noqa: PLC0415
+
+    def on_read(done: int, total: int) -> None:
+        progress(done, total, "log files" if done < total else "log files read; analysing")
+
+    return ReportingStore(store, on_read)
+
+
+class _NoProgress:
+    def __call__(self, done: int, total: int, label: str) -> None:
+        return None
+
+
+class _progress:  # noqa: N801 - used as a context manager: ``with _progress(...) as p``
+    """A rich progress bar on stderr, only when stderr is a terminal and not ``--quiet``."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        self.bar: Any = None
+        self.task: Any = None
+
+    def __enter__(self) -> Any:
+        if STATE.quiet or not sys.stderr.isatty():
+            return _NoProgress()
+        from rich.console import Console  # noqa: PLC0415
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn  # noqa: PLC0415
+
+        self.bar = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[label]}"),
+            console=Console(file=sys.stderr),
+            transient=True,
+        )
+        self.bar.start()
+        self.task = self.bar.add_task(self.what, total=None, label="")
+        return self._update
+
+    def _update(self, done: int, total: int, label: str) -> None:
+        self.bar.update(self.task, completed=done, total=total, label=label)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
 @app.command()
 def rules(
     code: Annotated[
@@ -682,7 +824,10 @@ def _redact(text: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     """Console entry point; maps every outcome to an exit code."""
     try:
-        app(args=argv, standalone_mode=False)
+        # without standalone mode, click returns a command's typer.Exit code instead of raising
+        returned = app(args=argv, standalone_mode=False)
+        if isinstance(returned, int):
+            return returned
     except typer.Exit as exc:
         return int(exc.exit_code or 0)
     except typer.Abort:

@@ -289,3 +289,38 @@ def _transient(exc: OSError) -> bool:
             "too many requests",
         )
     )
+
+
+class ReportingStore:
+    """A store that reports how many of the requested log files it has read.
+
+    ``read_many`` fetches in chunks (each chunk still concurrently) so a caller can show
+    progress on long logs; everything else is the wrapped store's.
+    """
+
+    CHUNK = 2000
+
+    def __init__(self, inner: LogStore, on_read: Callable[[int, int], None]) -> None:
+        self._inner = inner
+        self._on_read = on_read
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    @property
+    def uri(self) -> str:
+        return self._inner.uri
+
+    def list_log(self) -> list[StoredFile]:
+        return self._inner.list_log()
+
+    def read(self, name: str) -> bytes:
+        return self._inner.read(name)
+
+    def read_many(self, names: Sequence[str]) -> dict[str, bytes]:
+        out: dict[str, bytes] = {}
+        total = len(names)
+        for start in range(0, total, self.CHUNK):
+            out.update(self._inner.read_many(names[start : start + self.CHUNK]))
+            self._on_read(len(out), total)
+        return out

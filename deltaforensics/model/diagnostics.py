@@ -1,7 +1,8 @@
 """Remarks about a log that the tool could read around: values, never raised.
 
 Codes are forever (never renumbered or reused). ``W1xx`` log layout, ``W2xx`` content,
-``W3xx`` predicates and transactions, ``W4xx`` conflict-model disagreements.
+``W3xx`` predicates and transactions, ``W4xx`` conflict-model disagreements, ``W5xx`` error texts, ``W6xx``
+what-if, ``W7xx`` the audit's kept state.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ CODES: dict[str, str] = {
     "W603": "change-not-applicable",
     "W604": "baseline-not-reproduced",
     "W605": "change-is-a-metadata-commit",
+    "W701": "audit-state-discarded",
+    "W702": "history-kept-beyond-retention",
 }
 
 

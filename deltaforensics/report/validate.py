@@ -15,13 +15,14 @@ from typing import Any, Literal, get_args
 
 from deltaforensics.errors import DeltaForensicsError
 
-Kind = Literal["explain", "whatif", "history", "snapshot"]
+Kind = Literal["explain", "whatif", "history", "snapshot", "audit"]
 KINDS: tuple[Kind, ...] = get_args(Kind)
 SCHEMA_FILES: dict[Kind, str] = {
     "explain": "report-v1.json",
     "whatif": "whatif-v1.json",
     "history": "history-v1.json",
     "snapshot": "snapshot-v1.json",
+    "audit": "audit-summary-v1.json",
 }
 MAX_LISTED_ERRORS = 20
 

@@ -129,3 +129,18 @@ def test_history_warns_about_gaps_on_stderr_but_succeeds(
     code, out, err = run(capsys, "history", str(CORPUS / "deltars__err_logs_table_b"))
     assert code == 0 and "W101" in err and "7" in err
     assert "Traceback" not in err + out
+
+
+@pytest.mark.parametrize(
+    ("fail_on", "expected"), [([], 0), (["anomaly"], 1), (["conflict", "disagreement"], 0)]
+)
+def test_explain_fail_on_sets_the_exit_code(
+    capsys: pytest.CaptureFixture[str], fail_on: list[str], expected: int
+) -> None:
+    from tests.conftest import SAMPLE_LOGS
+
+    flags = [x for f in fail_on for x in ("--fail-on", f)]
+    table = str(SAMPLE_LOGS / "deltars_concurrent_optimize")  # two error-severity anomalies
+    code, out, err = run(capsys, "explain", table, "--format", "json", *flags)
+    assert code == expected, err
+    assert json.loads(out)["anomalies"]

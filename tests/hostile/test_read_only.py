@@ -15,10 +15,11 @@ from deltaforensics.cli import main
 from tests.conftest import SAMPLE_LOGS
 
 WRITES: list[str] = []
+READS: list[str] = []  # every path opened for reading (the audit tests count them)
 
 
 class GuardedFileSystem(LocalFileSystem):
-    """Local files, but every mutating call is recorded and refused."""
+    """Local files, but every mutating call is recorded and refused (and reads recorded)."""
 
     protocol = ("guarded",)
     root_marker = "/"
@@ -41,7 +42,12 @@ class GuardedFileSystem(LocalFileSystem):
     def _open(self, path, mode="rb", **kwargs):  # type: ignore[no-untyped-def,override]
         if any(c in mode for c in "wax+"):
             self._refuse("open-for-write", path)
+        READS.append(str(path))
         return super()._open(path, mode, **kwargs)
+
+    def cat_file(self, path, start=None, end=None, **kwargs):  # type: ignore[no-untyped-def,override]
+        READS.append(str(path))
+        return super().cat_file(path, start=start, end=end, **kwargs)
 
     def pipe_file(self, *a, **k):
         self._refuse("pipe_file", *a)  # type: ignore[no-untyped-def,override]
@@ -126,3 +132,25 @@ def test_the_guard_itself_refuses_writes(tmp_path: Path) -> None:
     with pytest.raises(PermissionError):
         fs.open(str(tmp_path / "y"), "wb")
     assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()
+
+
+def test_the_audit_with_state_is_read_only_on_its_tables(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    names = ["merge_without_partition_literal", "deltars_concurrent_optimize"]
+    for name in names:
+        shutil.copytree(SAMPLE_LOGS / name, tmp_path / "lake" / name)
+    before = _fingerprint(tmp_path / "lake")
+    config = tmp_path / "audit.toml"
+    config.write_text(
+        'output = "out"\nstate = "state"\n'
+        + "".join(f'[[tables]]\nuri = "guarded://{tmp_path / "lake" / n}"\n' for n in names)
+    )
+    WRITES.clear()
+    for _ in range(2):  # a full run, then one that reads from the state
+        code = main(["--quiet", "audit", str(config)])
+        _, err = capsys.readouterr()
+        assert code == 0, err
+    assert WRITES == []
+    assert _fingerprint(tmp_path / "lake") == before
+    assert (tmp_path / "state" / "_tables" / f"{names[0]}.json").is_file()

@@ -1,0 +1,1 @@
+"""The scheduled audit: many tables, kept state, flat datasets (``deltaforensics audit``)."""

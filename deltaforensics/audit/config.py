@@ -1,0 +1,239 @@
+"""The audit configuration file: which tables, how to reach them, where results go.
+
+A TOML file, paths in it relative to the file itself::
+
+    output = "audit-out"            # reports, summary.json and the parquet datasets
+    state = "audit-state"           # optional: commit facts kept between runs
+    profile = "databricks"          # optional default engine profile for every table
+    fail_on = ["conflict"]          # optional default for --fail-on
+    recommendations = true          # optional: run the what-if recommendations
+
+    [storage.lake]                  # a named set of storage options
+    account_name = "myaccount"
+    account_key = { env = "LAKE_KEY" }   # taken from the environment, never written here
+    # file = "lake-options.json"    # or a storage-options file (JSON or TOML)
+
+    [[tables]]
+    name = "orders"                 # optional; default: the last part of the URI
+    uri = "abfss://data@myaccount.dfs.core.windows.net/sales/orders"
+    storage = "lake"                # optional: a [storage.NAME] section
+    profile = "databricks-14.3"     # optional: overrides the default
+
+Every mistake is a :class:`UsageError` naming the file and the key.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from deltaforensics.errors import UsageError
+from deltaforensics.report.gates import FAIL_ON_CHOICES
+
+NAME_SHAPE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
+_TOP_KEYS = {"output", "state", "profile", "fail_on", "recommendations", "storage", "tables"}
+_TABLE_KEYS = {"name", "uri", "storage", "profile"}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TableSpec:
+    """One audited table. ``storage_options`` may hold secrets: never print it."""
+
+    name: str
+    uri: str
+    profile: str | None = None
+    storage_options: Mapping[str, str] = field(default_factory=dict, repr=False)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AuditConfig:
+    source: str
+    tables: tuple[TableSpec, ...]
+    output: Path
+    state: Path | None = None
+    fail_on: tuple[str, ...] = ()
+    recommendations: bool = True
+
+
+def load_config(path: Path, environ: Mapping[str, str]) -> AuditConfig:
+    """Read and validate ``path``; ``environ`` resolves ``{ env = "NAME" }`` values."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read the audit config: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{path}: the audit config is not UTF-8 text") from None
+    return parse_config(text, source=str(path), base=path.resolve().parent, environ=environ)
+
+
+def parse_config(text: str, *, source: str, base: Path, environ: Mapping[str, str]) -> AuditConfig:
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"{source}: not valid TOML: {exc}") from None
+    _no_unknown(doc, _TOP_KEYS, source, "")
+    output = _path(doc.get("output", "audit-out"), "output", source, base)
+    state = _path(doc["state"], "state", source, base) if "state" in doc else None
+    default_profile = _profile(_optional_str(doc, "profile", source, ""), "profile", source)
+    fail_on = _fail_on(doc.get("fail_on", []), source)
+    recommendations = doc.get("recommendations", True)
+    if not isinstance(recommendations, bool):
+        raise UsageError(f"{source}: recommendations must be true or false")
+    storage = _storage_sets(doc.get("storage", {}), source, base, environ)
+    raw_tables = doc.get("tables")
+    if not isinstance(raw_tables, list) or not raw_tables:
+        raise UsageError(f"{source}: no tables: add at least one [[tables]] section with a uri")
+    tables: list[TableSpec] = []
+    seen: dict[str, int] = {}
+    for index, raw in enumerate(raw_tables, start=1):
+        where = f"tables[{index}]"
+        if not isinstance(raw, dict):
+            raise UsageError(f"{source}: {where} must be a table ([[tables]])")
+        _no_unknown(raw, _TABLE_KEYS, source, where + ".")
+        uri = raw.get("uri")
+        if not isinstance(uri, str) or not uri.strip():
+            raise UsageError(f"{source}: {where}.uri is missing or empty")
+        uri = uri.strip()
+        name = raw.get("name", default_name(uri))
+        if not isinstance(name, str) or not NAME_SHAPE.fullmatch(name):
+            raise UsageError(
+                f"{source}: {where}.name {name!r} must be 1-128 letters, digits, '_', '.' or '-'"
+            )
+        if name in seen:
+            raise UsageError(
+                f"{source}: {where}.name {name!r} is already used by tables[{seen[name]}]; "
+                "give one of them a distinct name"
+            )
+        seen[name] = index
+        storage_name = _optional_str(raw, "storage", source, where + ".")
+        if storage_name is not None and storage_name not in storage:
+            known = ", ".join(sorted(storage)) or "none defined"
+            raise UsageError(
+                f"{source}: {where}.storage {storage_name!r} is not a [storage.NAME] section ({known})"
+            )
+        if not _is_url(uri) and not Path(uri).is_absolute():
+            uri = str((base / uri).resolve())
+        tables.append(
+            TableSpec(
+                name=name,
+                uri=uri,
+                profile=_profile(
+                    _optional_str(raw, "profile", source, where + "."), where + ".profile", source
+                )
+                or default_profile,
+                storage_options=storage.get(storage_name, {}) if storage_name else {},
+            )
+        )
+    return AuditConfig(
+        source=source,
+        tables=tuple(tables),
+        output=output,
+        state=state,
+        fail_on=fail_on,
+        recommendations=recommendations,
+    )
+
+
+def default_name(uri: str) -> str:
+    """The last path segment of the URI, made safe as a dataset partition value."""
+    tail = uri.rstrip("/").rsplit("/", 1)[-1]
+    if tail == "_delta_log":
+        tail = uri.rstrip("/").rsplit("/", 2)[-2]
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", tail).strip("._-")
+    return safe[:128] or "table"
+
+
+def _is_url(uri: str) -> bool:
+    return "://" in uri
+
+
+def _no_unknown(doc: Mapping[str, Any], allowed: set[str], source: str, prefix: str) -> None:
+    unknown = sorted(set(doc) - allowed)
+    if unknown:
+        raise UsageError(
+            f"{source}: unknown key {prefix}{unknown[0]} (expected one of {', '.join(sorted(allowed))})"
+        )
+
+
+def _optional_str(doc: Mapping[str, Any], key: str, source: str, prefix: str) -> str | None:
+    value = doc.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise UsageError(f"{source}: {prefix}{key} must be a non-empty string")
+    return value.strip()
+
+
+def _profile(name: str | None, key: str, source: str) -> str | None:
+    from deltaforensics.conflicts.profiles import profile_by_name  # noqa: PLC0415
+
+    if name is not None:
+        try:
+            profile_by_name(name)
+        except ValueError as exc:
+            raise UsageError(f"{source}: {key}: {exc}") from None
+    return name
+
+
+def _path(value: Any, key: str, source: str, base: Path) -> Path:
+    if not isinstance(value, str) or not value.strip():
+        raise UsageError(f"{source}: {key} must be a directory path")
+    path = Path(value.strip()).expanduser()
+    return path if path.is_absolute() else (base / path).resolve()
+
+
+def _fail_on(value: Any, source: str) -> tuple[str, ...]:
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
+        raise UsageError(f"{source}: fail_on must be a list of {', '.join(FAIL_ON_CHOICES)}")
+    for item in items:
+        if item not in FAIL_ON_CHOICES:
+            raise UsageError(
+                f"{source}: fail_on {item!r} is not one of {', '.join(FAIL_ON_CHOICES)}"
+            )
+    return tuple(items)
+
+
+def _storage_sets(
+    value: Any, source: str, base: Path, environ: Mapping[str, str]
+) -> dict[str, dict[str, str]]:
+    from deltaforensics.log.options import load_storage_options  # noqa: PLC0415
+
+    if not isinstance(value, dict):
+        raise UsageError(f"{source}: storage must hold [storage.NAME] sections")
+    out: dict[str, dict[str, str]] = {}
+    for name, raw in value.items():
+        where = f"storage.{name}"
+        if not isinstance(raw, dict):
+            raise UsageError(f"{source}: {where} must be a section of KEY = value")
+        options: dict[str, str] = {}
+        if "file" in raw:
+            options.update(
+                load_storage_options([], _path(raw["file"], where + ".file", source, base))
+            )
+        for key, item in raw.items():
+            if key == "file":
+                continue
+            options[key] = _option_value(item, f"{where}.{key}", source, environ)
+        out[name] = options
+    return out
+
+
+def _option_value(item: Any, where: str, source: str, environ: Mapping[str, str]) -> str:
+    if isinstance(item, dict):
+        if set(item) != {"env"} or not isinstance(item["env"], str):
+            raise UsageError(f'{source}: {where} must be a value or {{ env = "VARIABLE" }}')
+        if item["env"] not in environ:
+            raise UsageError(
+                f"{source}: {where} reads the environment variable {item['env']}, which is not set"
+            )
+        return environ[item["env"]]
+    if isinstance(item, bool):
+        return "true" if item else "false"
+    if isinstance(item, str | int | float):
+        return str(item)
+    raise UsageError(f"{source}: {where} must be a string, number or boolean")

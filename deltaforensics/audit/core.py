@@ -1,0 +1,144 @@
+"""One table's audit, without I/O: frames in, report, datasets and the state to keep out.
+
+Both engines call :func:`audit_frames` — the polars engine in this process, the Spark engine
+inside a grouped function on an executor — so the conflict model stays one implementation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import polars as pl
+
+from deltaforensics.analysis import LoadedLog, analyze_loaded
+from deltaforensics.audit.config import TableSpec
+from deltaforensics.audit.datasets import build_datasets
+from deltaforensics.audit.incremental import ReadPlan, TableState, merge_frames
+from deltaforensics.log.listing import LogListing
+from deltaforensics.log.segment import LogSegment, diagnose_listing
+from deltaforensics.model.diagnostics import Diagnostic, info
+from deltaforensics.model.schemas import ActionFrames
+from deltaforensics.replay import Replay, content_diagnostics
+from deltaforensics.report.explain import explain_document
+from deltaforensics.report.gates import fail_on_hits
+
+Document = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AuditSettings:
+    fail_on: tuple[str, ...] = ()
+    recommendations: bool = True
+    redact: Callable[[Document], Document] | None = None  # applied to the report before use
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TableOutcome:
+    name: str
+    report: Document
+    datasets: Mapping[str, pl.DataFrame]
+    state: TableState
+    commits: pl.DataFrame
+    read: Mapping[str, Any] = field(default_factory=dict)
+    fail_on_hits: tuple[str, ...] = ()
+
+
+def audit_frames(
+    spec: TableSpec,
+    listing: LogListing,
+    plan: ReadPlan,
+    new: ActionFrames | None,
+    prior: TableState | None,
+    settings: AuditSettings,
+    *,
+    read_diagnostics: tuple[Diagnostic, ...] = (),
+    commit_files_read: int = 0,
+) -> TableOutcome:
+    """Join ``new`` to ``prior`` as ``plan`` says, analyse the whole kept history, report."""
+    if plan.mode == "full":
+        if new is None:
+            raise ValueError("a full read needs the frames it read")
+        frames = new
+        diagnostics = read_diagnostics
+    else:
+        if prior is None:
+            raise ValueError(f"a {plan.mode} read needs the prior state")
+        frames = merge_frames(prior.frames, new) if new is not None else prior.frames
+        diagnostics = read_diagnostics
+    replay = Replay(spec.uri, frames)
+    if plan.mode != "full":  # what a full read would say of this listing, and of the content
+        kept_earlier = bool(listing.commits) and frames.commit_versions[:1] < (
+            min(listing.commits),
+        )
+        diagnostics += tuple(
+            d
+            for d in diagnose_listing(listing, frames.end_version, None, frozenset())
+            if not (kept_earlier and d.code == "W107")
+        )
+        diagnostics += tuple(content_diagnostics(replay))
+    oldest_listed = min(listing.commits, default=None)
+    first = replay.first_version
+    if (
+        oldest_listed is not None
+        and frames.commit_versions
+        and frames.commit_versions[0] < oldest_listed
+    ):
+        diagnostics += (
+            info(
+                "W702",
+                f"versions {frames.commit_versions[0]}..{oldest_listed - 1} are no longer in the "
+                "log; they come from the audit state",
+                first,
+            ),
+        )
+    loaded = LoadedLog(
+        listing=listing,
+        segment=LogSegment(
+            uri=spec.uri,
+            end_version=frames.end_version,
+            base_version=frames.base_version,
+            checkpoint=None,
+            commits=tuple((v, "") for v in frames.commit_versions),
+        ),
+        replay=replay,
+        diagnostics=plan.diagnostics + diagnostics,
+    )
+    analysis = analyze_loaded(
+        loaded, profile_name=spec.profile, recommendations=settings.recommendations
+    )
+    report = explain_document(analysis)
+    commits = replay.commits
+    if settings.redact is not None:  # commits first: the redactor learns names from commitInfo
+        rows = settings.redact({"commits": commits.to_dicts()})["commits"]
+        commits = pl.DataFrame(rows, schema=commits.schema, orient="row")
+        report = settings.redact(report)
+    latest = max(frames.commit_versions) if frames.commit_versions else frames.end_version
+    last_name = listing.commits.get(latest)
+    state = TableState(
+        uri=spec.uri,
+        frames=frames,
+        last_commit=(latest, last_name, listing.sizes.get(last_name)) if last_name else None,
+        runs=(prior.runs + 1) if prior is not None and plan.mode != "full" else 1,
+        first_seen_version=(
+            prior.first_seen_version if prior is not None and plan.mode != "full" else first
+        ),
+    )
+    return TableOutcome(
+        name=spec.name,
+        report=report,
+        datasets=build_datasets(spec.name, report, commits),
+        state=state,
+        commits=commits,
+        read={
+            "mode": plan.mode,
+            "reason": plan.reason,
+            "commit_files_read": commit_files_read,
+            "from_version": plan.segment.commits[0][0]
+            if plan.segment and plan.segment.commits
+            else None,
+            "to_version": frames.end_version,
+        },
+        fail_on_hits=tuple(fail_on_hits(report, settings.fail_on)),
+    )

@@ -1,0 +1,56 @@
+"""The audit summary as text: one line per table, then the totals and where things went."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from deltaforensics.report.text_table import render_table
+
+
+def audit_text(summary: Mapping[str, Any]) -> str:
+    rows = []
+    for t in summary["tables"]:
+        if t["status"] != "ok":
+            rows.append([t["name"], "FAILED", "", "", "", "", "", t["error"]])
+            continue
+        read = t["read"]
+        counts = t["counts"]
+        rows.append(
+            [
+                t["name"],
+                read["mode"],
+                f"v{t['first_version']}..v{t['latest_version']}",
+                str(read["commit_files_read"]),
+                str(counts["races"]),
+                str(counts["predicted_conflicts"] + counts["conflicts"]),
+                str(counts["anomalies"]),
+                ", ".join(t["fail_on_hits"]) or "-",
+            ]
+        )
+    totals = summary["totals"]
+    lines = [
+        render_table(
+            [
+                "table",
+                "read",
+                "versions",
+                "files read",
+                "races",
+                "conflicts",
+                "anomalies",
+                "fail-on",
+            ],
+            rows,
+            max_width=90,
+        ),
+        "",
+        f"{totals['tables']} table(s): {totals['ok']} ok, {totals['failed']} failed; "
+        f"{totals['commits_read']} log file(s) read, {totals['races']} race(s), "
+        f"{totals['predicted_conflicts'] + totals['conflicts']} conflict(s), "
+        f"{totals['anomalies']} anomal{'y' if totals['anomalies'] == 1 else 'ies'}.",
+    ]
+    if summary["state"]:
+        lines.append(f"state: {summary['state']}")
+    lines.append(f"exit code {summary['exit_code']}")
+    return "\n".join(lines)
