@@ -672,6 +672,7 @@ def audit(
             help="Run the what-if recommendations per table (default: the config's, else on).",
         ),
     ] = None,
+    redact: RedactOpt = False,
     jobs: Annotated[
         int,
         typer.Option(
@@ -698,8 +699,10 @@ def audit(
         cfg = replace(cfg, output=output.resolve())
     STATE.secrets = tuple(sorted({v for t in cfg.tables for v in _secrets_of(t.storage_options)}))
     chosen = tuple(f.value for f in fail_on) if fail_on else cfg.fail_on
+    STATE.redact = redact
     settings = AuditSettings(
         recommendations=cfg.recommendations if recommendations is None else recommendations,
+        redact=_document_redactor() if redact else None,
     )
     state_dir = state.resolve() if state is not None else cfg.state
     with _progress("auditing") as progress:
@@ -717,6 +720,14 @@ def audit(
         _emit(audit_text(summary))
     if summary["exit_code"]:
         raise typer.Exit(summary["exit_code"])
+
+
+def _document_redactor() -> Any:
+    """One redactor for the whole run: a person keeps one pseudonym across every table."""
+    from deltaforensics.report.redact import Redactor, redact_document  # noqa: PLC0415
+
+    redactor = Redactor()
+    return lambda doc: redact_document(doc, redactor)
 
 
 def _secrets_of(options: Any) -> set[str]:

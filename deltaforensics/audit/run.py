@@ -117,6 +117,8 @@ def run_audit(
     if progress is not None:
         progress(total, total, "done")
     summary = _summary(config, entries, started, state_dir, fail_on, engine)
+    if settings.redact is not None:  # failure messages can name people's paths
+        summary = settings.redact(summary)
     _write_text(out / "summary.json", json.dumps(summary, indent=2) + "\n")
     return summary
 

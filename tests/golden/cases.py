@@ -142,10 +142,13 @@ def _plain_terminal() -> Iterator[None]:
 
 
 def run(case: Case) -> str:
-    """What ``deltaforensics <case.argv>`` prints on stdout, normalised."""
-    if not case.redacts:
-        return _run(case.argv, REPO, as_json=case.is_json)
-    with tempfile.TemporaryDirectory(prefix="golden-") as tmp:
+    """What ``deltaforensics <case.argv>`` prints on stdout, normalised.
+
+    Every case runs on a copy of sample_logs at a path of fixed length (``/tmp/golden-XXXXXXXX``):
+    the terminal report wraps lines that hold the table path, so the checkout's own path
+    length must not matter, and a checkout under ``/home/<user>`` would itself be redacted.
+    """
+    with tempfile.TemporaryDirectory(prefix="golden-", dir="/tmp") as tmp:
         root = Path(tmp).resolve()
         shutil.copytree(SAMPLE_LOGS, root / SAMPLE_LOGS.name)
         argv = tuple(a.replace(str(REPO), str(root)) for a in case.argv)

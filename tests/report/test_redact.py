@@ -422,3 +422,36 @@ def test_a_snapshot_sized_document_is_redacted_in_seconds() -> None:
     assert time.perf_counter() - started < 20  # a regex of every identity per string took 50 s
     assert out["files"] == files and out["table"] == "path#1"
     assert "corp.example" not in json.dumps(out["commits"])
+
+
+def _audit_outputs(
+    tmp_path: Path, table: Path, capsys: pytest.CaptureFixture[str], *flags: str
+) -> str:
+    """Everything an audit writes: stdout, stderr, summary, reports and every dataset cell."""
+    import polars as pl
+
+    tmp_path.mkdir(parents=True)
+    config = tmp_path / "audit.toml"
+    config.write_text(
+        f'output = "out"\n[[tables]]\nname = "orders"\nuri = "{table}"\n'
+        f'[[tables]]\nname = "gone"\nuri = "{tmp_path / FOLDER / "missing"}"\n'
+    )
+    code = main(["--quiet", "audit", str(config), "--state", str(tmp_path / "state"), *flags])
+    out, err = capsys.readouterr()
+    assert code == 3, err  # the missing table fails, the other is audited
+    texts = [out, err]
+    texts += [p.read_text() for p in (tmp_path / "out").rglob("*.json")]
+    for part in (tmp_path / "out" / "datasets").rglob("*.parquet"):
+        texts.append(pl.read_parquet(part).write_csv())
+    return "\n".join(texts)
+
+
+def test_audit_redact_covers_summary_reports_and_datasets(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], table: Path
+) -> None:
+    plain = _audit_outputs(tmp_path / "plain", table, capsys)
+    assert _leaks(plain), "the fixture must put identities into the audit outputs"
+    redacted = _audit_outputs(tmp_path / "redacted", table, capsys, "--redact")
+    assert _leaks(redacted) == []
+    assert not EMAIL.search(redacted)
+    assert PSEUDONYM.search(redacted)
