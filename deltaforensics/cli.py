@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import sys
 import traceback
+from collections.abc import Iterable
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
@@ -31,6 +32,7 @@ app = typer.Typer(
 class _State:
     debug = False
     quiet = False
+    redact = False
     secrets: tuple[str, ...] = ()
 
 
@@ -137,6 +139,27 @@ OverwriteModeOpt = Annotated[
         "--partition-overwrite-mode", help="dynamic marks an INSERT OVERWRITE as dynamic."
     ),
 ]
+RedactOpt = Annotated[
+    bool,
+    typer.Option(
+        "--redact",
+        help="Replace user names and ids, e-mails and notebook/workspace paths with pseudonyms (user#1, email#1, notebook#1, path#1) in every format.",
+    ),
+]
+
+
+def _redacted(
+    doc: dict[str, Any], redact: bool, commit_infos: Iterable[Any] = ()
+) -> dict[str, Any]:
+    """``doc`` with identities pseudonymised when ``--redact`` was given (before any rendering)."""
+    if not redact:
+        return doc
+    from deltaforensics.report.redact import Redactor, redact_document  # noqa: PLC0415
+
+    redactor = Redactor()
+    for commit_info in commit_infos:
+        redactor.learn_commit_info(commit_info)
+    return redact_document(doc, redactor)
 
 
 def _storage_options(pairs: list[str] | None, file: Path | None) -> dict[str, str]:
@@ -165,6 +188,7 @@ def _root(
 ) -> None:
     STATE.debug = debug
     STATE.quiet = quiet
+    STATE.redact = False
     if version:
         _emit(f"deltaforensics {__version__}")
         raise typer.Exit(0)
@@ -187,8 +211,10 @@ def history(
     spark_conf: SparkConfOpt = None,
     storage_option: StorageOption = None,
     storage_options_file: StorageOptionsFile = None,
+    redact: RedactOpt = False,
 ) -> None:
     """One row per commit: operation, parameters, readVersion, isolation level, writer, files."""
+    STATE.redact = redact
     from deltaforensics.analysis import load_commits, open_store  # noqa: PLC0415
     from deltaforensics.report.history import history_document, history_text  # noqa: PLC0415
 
@@ -203,7 +229,7 @@ def history(
             to_version=to_version,
             engine=chosen,
         )
-    doc = history_document(store.uri, commits, diagnostics)
+    doc = _redacted(history_document(store.uri, commits, diagnostics), redact)
     if output_format is TableFormat.json:
         _emit_json(doc)
     else:
@@ -226,8 +252,10 @@ def snapshot(
     spark_conf: SparkConfOpt = None,
     storage_option: StorageOption = None,
     storage_options_file: StorageOptionsFile = None,
+    redact: RedactOpt = False,
 ) -> None:
     """The live files of the table at a version."""
+    STATE.redact = redact
     from deltaforensics.analysis import load, open_store  # noqa: PLC0415
     from deltaforensics.engines.polars_engine import PolarsEngine  # noqa: PLC0415
     from deltaforensics.report.history import snapshot_document, snapshot_text  # noqa: PLC0415
@@ -241,7 +269,7 @@ def snapshot(
             chosen = PolarsEngine(_reporting(store, progress), with_stats=False)
         loaded = load(store, version=version, mode="snapshot", engine=chosen)
     snap = loaded.replay.snapshot_at(version)
-    doc = snapshot_document(store.uri, snap, loaded.diagnostics)
+    doc = _redacted(snapshot_document(store.uri, snap, loaded.diagnostics), redact)
     if output_format is TableFormat.json:
         _emit_json(doc)
     else:
@@ -337,8 +365,10 @@ def explain(
     spark_conf: SparkConfOpt = None,
     storage_option: StorageOption = None,
     storage_options_file: StorageOptionsFile = None,
+    redact: RedactOpt = False,
 ) -> None:
     """Races and conflicts in the table's history, which rule of Delta's checker decides them, and why."""
+    STATE.redact = redact
     from deltaforensics.analysis import analyze, open_store  # noqa: PLC0415
     from deltaforensics.report.explain import explain_document  # noqa: PLC0415
 
@@ -371,7 +401,9 @@ def explain(
             attempts=specs,
             engine=_engine(store, engine, spark_master, spark_conf),
         )
-    doc = explain_document(analysis)
+    doc = _redacted(
+        explain_document(analysis), redact, (t.commit_info for t in analysis.transactions)
+    )
     fmt = output_format or (
         ExplainFormat.rich if sys.stdout.isatty() and output is None else ExplainFormat.json
     )
@@ -551,8 +583,10 @@ def whatif(
     partition_overwrite_mode: OverwriteModeOpt = None,
     storage_option: StorageOption = None,
     storage_options_file: StorageOptionsFile = None,
+    redact: RedactOpt = False,
 ) -> None:
     """Which conflicts and fragile races a change would avoid or introduce, measured on this history."""
+    STATE.redact = redact
     from deltaforensics.analysis import analyze, observed_attempts, open_store  # noqa: PLC0415
     from deltaforensics.whatif.document import whatif_document  # noqa: PLC0415
     from deltaforensics.whatif.scenario import (  # noqa: PLC0415
@@ -600,7 +634,11 @@ def whatif(
     analysis = analyze(
         store, profile_name=profile, error_texts=texts, attempts=specs, recommendations=False
     )
-    doc = whatif_document(analysis, Scenario.of(*changes), attempts=observed_attempts(analysis))
+    doc = _redacted(
+        whatif_document(analysis, Scenario.of(*changes), attempts=observed_attempts(analysis)),
+        redact,
+        (t.commit_info for t in analysis.transactions),
+    )
     if (output_format or WhatIfFormat.json) is WhatIfFormat.markdown:
         from deltaforensics.report.to_markdown import whatif_to_markdown  # noqa: PLC0415
 
@@ -647,6 +685,13 @@ def audit(
             help="Run the what-if recommendations per table (default: the config's, else on).",
         ),
     ] = None,
+    redact: RedactOpt = False,
+    jobs: Annotated[
+        int,
+        typer.Option(
+            "--jobs", min=1, max=64, help="Tables read concurrently (analysis stays in order)."
+        ),
+    ] = 4,
     engine: EngineOpt = None,
     spark_master: SparkMasterOpt = "local[2]",
     spark_conf: SparkConfOpt = None,
@@ -665,8 +710,10 @@ def audit(
         cfg = replace(cfg, output=output.resolve())
     STATE.secrets = tuple(sorted({v for t in cfg.tables for v in _secrets_of(t.storage_options)}))
     chosen = tuple(f.value for f in fail_on) if fail_on else cfg.fail_on
+    STATE.redact = redact
     settings = AuditSettings(
         recommendations=cfg.recommendations if recommendations is None else recommendations,
+        redact=_document_redactor() if redact else None,
     )
     state_dir = state.resolve() if state is not None else cfg.state
     outcomes = None
@@ -688,6 +735,7 @@ def audit(
             progress=progress,
             engine=(engine or EngineName.polars).value,
             outcomes=outcomes,
+            jobs=jobs,
         )
     if output_format is AuditFormat.json:
         _emit_json(summary)
@@ -695,6 +743,14 @@ def audit(
         _emit(audit_text(summary))
     if summary["exit_code"]:
         raise typer.Exit(summary["exit_code"])
+
+
+def _document_redactor() -> Any:
+    """One redactor for the whole run: a person keeps one pseudonym across every table."""
+    from deltaforensics.report.redact import Redactor, redact_document  # noqa: PLC0415
+
+    redactor = Redactor()
+    return lambda doc: redact_document(doc, redactor)
 
 
 def _secrets_of(options: Any) -> set[str]:
@@ -791,7 +847,12 @@ def _redact(text: str) -> str:
 
     secrets = set(secret_values(storage_options_from_env(os.environ)))
     secrets.update(s for s in STATE.secrets if s)
-    return redact(text, sorted(secrets))
+    text = redact(text, sorted(secrets))
+    if STATE.redact:  # --redact covers error messages too (paths under /Users/<e-mail>/…)
+        from deltaforensics.report.redact import Redactor  # noqa: PLC0415
+
+        text = Redactor().redact_text(text)
+    return text
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -17,7 +17,7 @@ from deltaforensics.audit.config import TableSpec
 from deltaforensics.audit.datasets import build_datasets
 from deltaforensics.audit.incremental import ReadPlan, TableState, merge_frames
 from deltaforensics.log.listing import LogListing
-from deltaforensics.log.segment import LogSegment
+from deltaforensics.log.segment import LogSegment, diagnose_listing
 from deltaforensics.model.diagnostics import Diagnostic, info
 from deltaforensics.model.schemas import ActionFrames
 from deltaforensics.replay import Replay, content_diagnostics
@@ -68,8 +68,16 @@ def audit_frames(
         frames = merge_frames(prior.frames, new) if new is not None else prior.frames
         diagnostics = read_diagnostics
     replay = Replay(spec.uri, frames)
-    if plan.mode != "full":
-        diagnostics = diagnostics + tuple(content_diagnostics(replay))
+    if plan.mode != "full":  # what a full read would say of this listing, and of the content
+        kept_earlier = bool(listing.commits) and frames.commit_versions[:1] < (
+            min(listing.commits),
+        )
+        diagnostics += tuple(
+            d
+            for d in diagnose_listing(listing, frames.end_version, None, frozenset())
+            if not (kept_earlier and d.code == "W107")
+        )
+        diagnostics += tuple(content_diagnostics(replay))
     oldest_listed = min(listing.commits, default=None)
     first = replay.first_version
     if (

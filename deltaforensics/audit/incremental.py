@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 import polars as pl
 
+from deltaforensics.engines.polars_engine import assemble, physical_partition_columns
 from deltaforensics.log.listing import LogListing
 from deltaforensics.log.segment import LogSegment
 from deltaforensics.model.diagnostics import Diagnostic, warning
@@ -93,6 +94,18 @@ def _cannot_continue(listing: LogListing, prior: TableState, latest: int) -> str
             "log (log cleanup ran between audits); the history restarts at the oldest checkpoint"
         )
     return None
+
+
+def commit_frames(
+    segment: LogSegment,
+    raw: pl.DataFrame,
+    triples: list[tuple[int, str, bytes]],
+    prior: TableState,
+) -> ActionFrames:
+    """Frames of the new commits only, their partition values typed by every metaData seen so
+    far (the new commits usually carry none)."""
+    texts = prior.frames.metadata["metadata"].to_list() + raw["metaData"].drop_nulls().to_list()
+    return assemble(segment, None, raw, physical_partition_columns(texts), triples)
 
 
 def merge_frames(prior: ActionFrames, new: ActionFrames) -> ActionFrames:

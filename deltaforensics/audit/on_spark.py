@@ -17,6 +17,10 @@ Catalog Volume, DBFS, abfss through a mount). Storage options never leave the dr
 Spark cannot reach (``memory://``, a scheme without a Hadoop filesystem), or whose analysis
 needed a file the job did not fetch (a damaged checkpoint whose fallback reads older files), is
 audited on the driver by the polars engine, with a warning.
+
+With ``--redact`` the executors analyse without redacting and the driver applies the run's one
+redactor to each outcome in config order, as the polars engine does, so a person keeps one
+pseudonym across every table (a table audited on the driver is redacted after those).
 """
 
 from __future__ import annotations
@@ -27,17 +31,21 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import polars as pl
+
 from deltaforensics.audit.config import AuditConfig, TableSpec
 from deltaforensics.audit.core import AuditSettings, TableOutcome, audit_frames
+from deltaforensics.audit.datasets import build_datasets
 from deltaforensics.audit.incremental import plan_read
 from deltaforensics.audit.run import read_table
 from deltaforensics.audit.state import read_state
 from deltaforensics.engines.spark_engine import spark_log_uri
-from deltaforensics.engines.spark_fleet import FetchedStore, FleetTable, run_fleet
+from deltaforensics.engines.spark_fleet import FleetTable, run_fleet
 from deltaforensics.errors import DeltaForensicsError
 from deltaforensics.log.listing import list_log
 from deltaforensics.log.segment import LogSegment
-from deltaforensics.log.storage import FsspecLogStore
+from deltaforensics.log.storage import FsspecLogStore, LogStore
+from deltaforensics.report.gates import fail_on_hits
 
 LOGGER = logging.getLogger(__name__)
 
@@ -60,12 +68,17 @@ def spark_outcomes(
 ) -> dict[str, TableOutcome | Exception]:
     """Audit the config's tables in one Spark job; pass the result to ``run_audit(outcomes=)``.
 
-    Tables missing from the result (Spark could not reach them, or the job did not fetch a
-    file their analysis needed) are left to ``run_audit``, which audits them on the driver.
+    Every table gets an outcome (or the exception its audit raised). A table Spark could not
+    reach, or whose analysis needed a file the job did not fetch, is audited here, on the
+    driver, through its own store.
     """
     settings = replace(settings or AuditSettings(), fail_on=fail_on)
+    # The run's one redactor stays here: on the executors each table would get its own copy,
+    # and a person would get a different pseudonym in every table.
+    on_executors = replace(settings, redact=None)
     outcomes: dict[str, TableOutcome | Exception] = {}
     fleet: list[FleetTable] = []
+    on_driver: list[TableSpec] = []
     for spec in config.tables:
         try:
             planned = _plan(spec, state_dir)
@@ -74,9 +87,11 @@ def spark_outcomes(
             continue
         if planned is None:
             LOGGER.warning("%s: Spark cannot read %s; audited on the driver", spec.name, spec.uri)
+            on_driver.append(spec)
         else:
             fleet.append(planned)
-    results = run_fleet(spark, fleet, functools.partial(_audit_table, settings))
+    results = run_fleet(spark, fleet, functools.partial(_audit_table, on_executors))
+    by_name = {spec.name: spec for spec in config.tables}
     for name, result in results.items():
         if result.missed:
             LOGGER.warning(
@@ -84,6 +99,7 @@ def spark_outcomes(
                 name,
                 ", ".join(result.missed[:3]),
             )
+            on_driver.append(by_name[name])
         elif result.error is not None:
             outcomes[name] = (
                 result.error
@@ -92,7 +108,36 @@ def spark_outcomes(
             )
         else:
             outcomes[name] = result.value
-    return outcomes
+    for spec in on_driver:
+        try:
+            store = FsspecLogStore.from_uri(spec.uri, spec.storage_options)
+            work = _TableWork(spec=replace(spec, uri=store.uri), state_dir=state_dir)
+            outcomes[spec.name] = _audit_table(on_executors, store, work)
+        except Exception as exc:  # run_audit reports it for this table, as it would its own
+            outcomes[spec.name] = exc
+    return {  # redacted in config order, as run_audit redacts them
+        spec.name: _redacted(outcomes[spec.name], settings) for spec in config.tables
+    }
+
+
+def _redacted(
+    outcome: TableOutcome | Exception, settings: AuditSettings
+) -> TableOutcome | Exception:
+    """What :func:`audit_frames` returns with ``settings.redact``, from its outcome without."""
+    redact = settings.redact
+    if redact is None or not isinstance(outcome, TableOutcome):
+        return outcome
+    # commits first, as audit_frames does: the redactor learns names from commitInfo
+    rows = redact({"commits": outcome.commits.to_dicts()})["commits"]
+    commits = pl.DataFrame(rows, schema=outcome.commits.schema, orient="row")
+    report = redact(outcome.report)
+    return replace(
+        outcome,
+        report=report,
+        commits=commits,
+        datasets=build_datasets(outcome.name, report, commits),
+        fail_on_hits=tuple(fail_on_hits(report, settings.fail_on)),
+    )
 
 
 def _plan(spec: TableSpec, state_dir: Path | None) -> FleetTable | None:
@@ -115,13 +160,14 @@ def _plan(spec: TableSpec, state_dir: Path | None) -> FleetTable | None:
         spec.name,
         listing,
         segment,
+        store=store,
         log_uri=log_uri,
         context=_TableWork(spec=replace(spec, storage_options={}), state_dir=state_dir),
     )
 
 
-def _audit_table(settings: AuditSettings, store: FetchedStore, work: _TableWork) -> TableOutcome:
-    """On an executor: ``run_audit``'s own read and analysis, over the fetched files."""
+def _audit_table(settings: AuditSettings, store: LogStore, work: _TableWork) -> TableOutcome:
+    """``run_audit``'s own read and analysis: on an executor over the fetched files, or here."""
     read = read_table(work.spec, store, work.state_dir)
     return audit_frames(
         work.spec,

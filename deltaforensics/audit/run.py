@@ -15,9 +15,12 @@ from __future__ import annotations
 import json
 import time
 import traceback
-from collections.abc import Callable, Mapping
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -26,10 +29,10 @@ from deltaforensics.analysis import load
 from deltaforensics.audit.config import AuditConfig, TableSpec
 from deltaforensics.audit.core import AuditSettings, TableOutcome, audit_frames
 from deltaforensics.audit.datasets import DATASETS
-from deltaforensics.audit.incremental import ReadPlan, TableState, plan_read
+from deltaforensics.audit.incremental import ReadPlan, TableState, commit_frames, plan_read
 from deltaforensics.audit.state import read_state, write_state
-from deltaforensics.engines.polars_engine import PolarsEngine
 from deltaforensics.errors import DeltaForensicsError, UsageError
+from deltaforensics.log.commits import read_commits
 from deltaforensics.log.listing import LogListing, list_log
 from deltaforensics.log.options import redact as redact_secrets
 from deltaforensics.log.options import secret_values
@@ -70,9 +73,12 @@ def read_table(spec: TableSpec, store: LogStore, state_dir: Path | None) -> Tabl
             loaded.diagnostics,
             len(segment.commits) + parts,
         )
-    if plan.mode == "incremental" and plan.segment is not None:
-        frames = PolarsEngine(store).scan(plan.segment)
-        return TableRead(listing, plan, frames, prior, (), len(plan.segment.commits))
+    if plan.mode == "incremental" and plan.segment is not None and prior is not None:
+        names = [name for _, name in plan.segment.commits]
+        blobs = store.read_many(names)
+        triples = [(v, name, blobs[name]) for v, name in plan.segment.commits]
+        frames = commit_frames(plan.segment, read_commits(triples), triples, prior)
+        return TableRead(listing, plan, frames, prior, (), len(triples))
     return TableRead(listing, plan, None, prior, (), 0)
 
 
@@ -85,29 +91,59 @@ def run_audit(
     progress: Progress | None = None,
     engine: str = "polars",
     outcomes: Mapping[str, TableOutcome | Exception] | None = None,
+    jobs: int = 4,
 ) -> dict[str, Any]:
     """Audit every table and write the outputs; returns the summary (also in summary.json).
 
     ``outcomes`` lets another engine hand over tables it has already analysed (the Spark
-    engine does); the rest are read and analysed here.
+    engine does); the rest are read here, ``jobs`` tables at a time, and analysed in order.
     """
     settings = replace(settings or AuditSettings(), fail_on=fail_on)
     started = _now()
     out = config.output
     _refuse_table_locations(config, state_dir)
     _mkdir(out)
+    given = dict(outcomes or {})
     entries = []
     total = len(config.tables)
-    for index, spec in enumerate(config.tables):
-        if progress is not None:
-            progress(index, total, spec.name)
-        given = (outcomes or {}).get(spec.name)
-        entries.append(_audit_one(spec, out, state_dir, settings, given))
+    to_read = [spec for spec in config.tables if spec.name not in given]
+    with ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="audit-read") as pool:
+        reads = _read_ahead(pool, to_read, state_dir, window=2 * max(1, jobs))
+        for index, spec in enumerate(config.tables):
+            if progress is not None:
+                progress(index, total, spec.name)
+            source = given[spec.name] if spec.name in given else next(reads)
+            entries.append(_audit_one(spec, out, state_dir, settings, source))
     if progress is not None:
         progress(total, total, "done")
     summary = _summary(config, entries, started, state_dir, fail_on, engine)
+    if settings.redact is not None:  # failure messages can name people's paths
+        summary = settings.redact(summary)
     _write_text(out / "summary.json", json.dumps(summary, indent=2) + "\n")
     return summary
+
+
+def _read_ahead(
+    pool: ThreadPoolExecutor, specs: list[TableSpec], state_dir: Path | None, *, window: int
+) -> Iterator[Future[tuple[TableSpec, TableRead]]]:
+    """Reads of ``specs`` in order, at most ``window`` in flight: storage latency overlaps with
+    the analysis of earlier tables, and memory stays bounded."""
+    queue: deque[Future[tuple[TableSpec, TableRead]]] = deque()
+    pending = iter(specs)
+    for spec in islice(pending, window):
+        queue.append(pool.submit(_read, spec, state_dir))
+    while queue:
+        done = queue.popleft()
+        following = next(pending, None)
+        if following is not None:
+            queue.append(pool.submit(_read, following, state_dir))
+        yield done
+
+
+def _read(spec: TableSpec, state_dir: Path | None) -> tuple[TableSpec, TableRead]:
+    store = FsspecLogStore.from_uri(spec.uri, spec.storage_options)
+    spec = replace(spec, uri=store.uri)
+    return spec, read_table(spec, store, state_dir)
 
 
 def _audit_one(
@@ -115,14 +151,16 @@ def _audit_one(
     out: Path,
     state_dir: Path | None,
     settings: AuditSettings,
-    given: TableOutcome | Exception | None,
+    source: TableOutcome | Exception | Future[tuple[TableSpec, TableRead]],
 ) -> dict[str, Any]:
     entry: dict[str, Any] = {"name": spec.name, "uri": spec.uri}
     secrets = sorted(secret_values(spec.storage_options))
     try:
-        if isinstance(given, Exception):
-            raise given
-        outcome = given if given is not None else _analyse(spec, state_dir, settings)
+        if isinstance(source, Exception):
+            raise source
+        outcome = (
+            source if isinstance(source, TableOutcome) else _analyse(*source.result(), settings)
+        )
         _write_outcome(out, state_dir, outcome)
     except DeltaForensicsError as exc:
         return {**entry, **_failure(exc, 2 if isinstance(exc, UsageError) else 3, secrets)}
@@ -160,10 +198,7 @@ def _failure(exc: BaseException, code: int, secrets: list[str]) -> dict[str, Any
     return {"status": "failed", "exit_code": code, "error": redact_secrets(message, secrets)}
 
 
-def _analyse(spec: TableSpec, state_dir: Path | None, settings: AuditSettings) -> TableOutcome:
-    store = FsspecLogStore.from_uri(spec.uri, spec.storage_options)
-    spec = replace(spec, uri=store.uri)
-    read = read_table(spec, store, state_dir)
+def _analyse(spec: TableSpec, read: TableRead, settings: AuditSettings) -> TableOutcome:
     return audit_frames(
         spec,
         read.listing,
@@ -188,7 +223,7 @@ def _write_outcome(out: Path, state_dir: Path | None, outcome: TableOutcome) -> 
             tmp.replace(path)
         except OSError as exc:
             raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
-    if state_dir is not None:
+    if state_dir is not None and outcome.read.get("mode") != "unchanged":
         write_state(state_dir, name, outcome.state, outcome.commits)
 
 

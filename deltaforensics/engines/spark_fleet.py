@@ -19,6 +19,7 @@ exception of the core survives pickling.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
 import logging
@@ -38,7 +39,7 @@ from deltaforensics.engines.spark_engine import (
     _spark_dir_key,
     spark_log_uri,
 )
-from deltaforensics.errors import StorageError
+from deltaforensics.errors import DeltaForensicsError, StorageError
 from deltaforensics.log.listing import LogListing
 from deltaforensics.log.segment import LogSegment
 from deltaforensics.log.storage import LOG_DIR, LogStore, StoredFile
@@ -63,6 +64,7 @@ class FleetTable:
     stored: tuple[StoredFile, ...]  # the driver's listing, replayed by FetchedStore.list_log
     commits: tuple[tuple[int, str], ...] = ()  # consecutive commits (a segment's)
     files: tuple[str, ...] = ()  # other files under _delta_log, by name
+    given: tuple[tuple[str, bytes], ...] = ()  # files the driver read (Spark skips _-names)
     context: Any = None  # handed to the work function; pickled with cloudpickle
 
     @classmethod
@@ -73,14 +75,22 @@ class FleetTable:
         segment: LogSegment | None,
         *,
         log_uri: str,
+        store: LogStore | None = None,
         context: Any = None,
     ) -> FleetTable:
-        """The files a scan of ``segment`` reads (and ``list_log``: ``_last_checkpoint``)."""
-        files: list[str] = ["_last_checkpoint"] if "_last_checkpoint" in listing.sizes else []
+        """The files a scan of ``segment`` reads, and ``_last_checkpoint`` (``list_log`` reads
+        it), which the driver reads from ``store``: Spark's file listing skips names starting
+        with ``_``."""
+        files: list[str] = []
+        given: list[tuple[str, bytes]] = []
+        if store is not None and "_last_checkpoint" in listing.sizes:
+            # unreadable: the work's list_log misses it, and the table is redone on the driver
+            with contextlib.suppress(DeltaForensicsError):
+                given.append(("_last_checkpoint", store.read("_last_checkpoint")))
         if segment is not None and segment.checkpoint is not None:
             files += segment.checkpoint.names
-            if segment.checkpoint.kind == "v2":  # its sidecars are named inside it
-                files += sorted(listing.sidecars)
+            # the sidecars it needs are named inside it; a V2 checkpoint may be classic-named
+            files += sorted(listing.sidecars)
         return cls(
             key=key,
             log_uri=log_uri,
@@ -88,6 +98,7 @@ class FleetTable:
             stored=stored_files(listing),
             commits=segment.commits if segment is not None else (),
             files=tuple(files),
+            given=tuple(given),
             context=context,
         )
 
@@ -201,7 +212,7 @@ def _contexts(spark: Any, tables: Sequence[FleetTable]) -> Any:
         ]
     )
     dumps: Callable[[Any], bytes] = cloudpickle.dumps
-    data = [(t.key, None, dumps((t.store_uri, t.stored, t.context))) for t in tables]
+    data = [(t.key, None, dumps((t.store_uri, t.stored, t.given, t.context))) for t in tables]
     return spark.createDataFrame(data, schema)
 
 
@@ -273,7 +284,7 @@ def _run_group(work: Work, table: Any) -> Any:
 
     key = table.column("table")[0].as_py()
     files: dict[str, bytes] = {}
-    context: tuple[str, tuple[StoredFile, ...], Any] | None = None
+    context: tuple[str, tuple[StoredFile, ...], tuple[tuple[str, bytes], ...], Any] | None = None
     for name, content in zip(
         table.column("name").to_pylist(), table.column("content").to_pylist(), strict=True
     ):
@@ -282,8 +293,8 @@ def _run_group(work: Work, table: Any) -> Any:
         else:
             files[name] = content
     assert context is not None, "every table has a context row"
-    uri, stored, extra = context
-    store = FetchedStore(uri=uri, stored=stored, files=files)
+    uri, stored, given, extra = context
+    store = FetchedStore(uri=uri, stored=stored, files={**dict(given), **files})
     try:
         outcome: tuple[str, Any, list[str]] = ("ok", work(store, extra), store.missed)
     except Exception as exc:  # handed back to the driver, which reports it per table
@@ -355,7 +366,9 @@ def fleet_frames(
         log_uri = spark_log_uri(store)
         if log_uri is not None:
             fleet.append(
-                FleetTable.for_segment(key, listing, segment, log_uri=log_uri, context=segment)
+                FleetTable.for_segment(
+                    key, listing, segment, log_uri=log_uri, store=store, context=segment
+                )
             )
     results = run_fleet(spark, fleet, functools.partial(_scan, with_stats))
     out: dict[str, ActionFrames | BaseException] = {}

@@ -61,10 +61,10 @@ class LogSegment:
         low = end
         while low - 1 in listing.commits:
             low -= 1
-        if low == 0 and 0 in listing.commits:
-            return cls._build(listing, end, None, exclude)
         if end not in listing.commits:
             low = end + 1  # the end itself is only a checkpoint
+        if low == 0 and 0 in listing.commits:
+            return cls._build(listing, end, None, exclude)
         usable = [
             cp for cp in _checkpoints_at_or_below(listing, end, exclude) if cp.version >= low - 1
         ]

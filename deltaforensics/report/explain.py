@@ -79,15 +79,70 @@ def _quiet_reason(race: Any) -> str:
     return f"no rule fires against v{', v'.join(map(str, race.verdict.winners)) or '-'}: {t.read_reason}"
 
 
+MAX_LISTED_PARTITIONS = 10
+
+
+def involved_versions(
+    races: list[dict[str, Any]], conflicts: list[dict[str, Any]], attempts: list[dict[str, Any]]
+) -> set[int]:
+    """Every commit a finding names: racing commits, their winners, conflict winners."""
+    found: set[int] = set()
+    for r in races:
+        found.add(r["version"])
+        found.update(r["winners"])
+    for c in conflicts:
+        found.update(
+            v for v in [c.get("winner_version"), *c.get("candidates", [])] if v is not None
+        )
+        loser = c.get("loser") or {}
+        if isinstance(loser.get("version"), int):
+            found.add(loser["version"])
+    for a in attempts:
+        found.update(v for v in a.get("winners", []) if isinstance(v, int))
+    return found
+
+
+def commit_entry(t: Any) -> dict[str, Any]:
+    """The details of one commit that a reader needs to recognise it."""
+    touched: list[dict[str, str | None]] = []
+    for frame in (t.added, t.removed):
+        if "partition_values" in frame.columns and frame.height:
+            for pv in frame["partition_values"].unique(maintain_order=True).to_list():
+                if pv and pv not in touched:
+                    touched.append(pv)
+    ci = t.commit_info
+    return {
+        "version": t.version,
+        "timestamp": t.timestamp,
+        "operation": t.operation,
+        "writer": t.writer,
+        "user_name": ci.get("userName") if isinstance(ci.get("userName"), str) else None,
+        "engine": t.profile.engine,
+        "read_version": t.read_version,
+        "isolation_level": t.isolation.value,
+        "predicate": t.read_predicate.to_sql() if t.read_predicate is not None else None,
+        "num_added_files": t.added.height,
+        "num_removed_files": t.removed.height,
+        "partitions": touched[:MAX_LISTED_PARTITIONS],
+        "more_partitions": max(0, len(touched) - MAX_LISTED_PARTITIONS),
+    }
+
+
 def explain_document(analysis: ConflictAnalysis) -> dict[str, Any]:
+    races = [race_entry(r) for r in analysis.races]
+    conflicts = list(analysis.conflicts)
+    attempts = list(analysis.attempts)
+    wanted = involved_versions(races, conflicts, attempts)
+    commits = [commit_entry(t) for t in analysis.transactions if t.version in wanted]
     return {
         "format_version": FORMAT_VERSION,
         "generator": {"name": "deltaforensics", "version": __version__},
         "table": table_section(analysis),
-        "races": [race_entry(r) for r in analysis.races],
-        "conflicts": list(analysis.conflicts),
-        "attempts": list(analysis.attempts),
+        "races": races,
+        "conflicts": conflicts,
+        "attempts": attempts,
         "anomalies": [a.to_dict() for a in analysis.anomalies],
         "recommendations": list(analysis.recommendations),
         "diagnostics": [d.to_dict() for d in analysis.diagnostics],
+        "commits": commits,
     }

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
-from deltaforensics.report.plain import change_text
+from deltaforensics.report.plain import change_text, commit_summary
 
 MAX_TIMELINE_ROWS = 400
 MAX_FILES_SHOWN = 5
@@ -84,7 +84,7 @@ def to_html(doc: dict[str, Any]) -> str:
         _cards(doc),
         _section("Timeline", _timeline(doc), "timeline"),
         _section("Races", _races(doc.get("races") or []), "races"),
-        _section("Conflicts", _conflicts(doc.get("conflicts") or []), "conflicts"),
+        _section("Conflicts", _conflicts(doc.get("conflicts") or [], _commits(doc)), "conflicts"),
         _section("Attempts", _attempts(doc.get("attempts") or []), "attempts"),
         _section("Anomalies", _anomalies(doc.get("anomalies") or []), "anomalies"),
         _section(
@@ -448,7 +448,11 @@ def _races(races: list[dict[str, Any]]) -> str:
     return _table(headers, rows, "No races: every commit read the version just before it.")
 
 
-def _conflicts(conflicts: list[dict[str, Any]]) -> str:
+def _commits(doc: dict[str, Any]) -> dict[int, dict[str, Any]]:
+    return {c["version"]: c for c in doc.get("commits") or []}
+
+
+def _conflicts(conflicts: list[dict[str, Any]], commits: dict[int, dict[str, Any]]) -> str:
     rows = []
     for i, c in enumerate(conflicts):
         loser = c["loser"]
@@ -460,7 +464,10 @@ def _conflicts(conflicts: list[dict[str, Any]]) -> str:
         if loser.get("statement"):
             who += f"<div>{_code(loser['statement'])}</div>"
         if c.get("winner_version") is not None:
-            winner = f"v{_e(c['winner_version'])}"
+            v = c["winner_version"]
+            winner = f"v{_e(v)}"
+            if v in commits:
+                winner += f'<div class="small muted">{_e(commit_summary(commits[v], v))}</div>'
         else:
             winner = f"one of {_versions(c['candidates'])}" if c.get("candidates") else ""
         parts = "".join(

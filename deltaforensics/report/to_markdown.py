@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from deltaforensics.report.plain import change_text
+from deltaforensics.report.plain import change_text, commit_summary
 
 MAX_ROWS = 50
 # Markdown punctuation that can start emphasis, links, code, strikethrough, math or a cell edge.
@@ -119,6 +119,14 @@ def _table_facts(t: dict[str, Any]) -> str:
     return " · ".join(facts)
 
 
+def _winner(c: dict[str, Any], doc: dict[str, Any]) -> str:
+    details = {d["version"]: d for d in doc.get("commits") or []}
+    v = c.get("winner_version")
+    if v is not None:
+        return text(commit_summary(details[v], v)) if v in details else f"v{v}"
+    return f"one of {_versions(c['candidates'])}" if c.get("candidates") else "—"
+
+
 def to_markdown(doc: dict[str, Any], *, max_rows: int = MAX_ROWS) -> str:
     """Render an explain document (``report-v1``)."""
     races = doc.get("races") or []
@@ -202,13 +210,7 @@ def to_markdown(doc: dict[str, Any], *, max_rows: int = MAX_ROWS) -> str:
             loser = f"v{lo['version']}" if lo.get("version") is not None else "not committed"
             if lo.get("statement"):
                 loser += f" {code(lo['statement'])}"
-            winner = (
-                f"v{c['winner_version']}"
-                if c.get("winner_version") is not None
-                else f"one of {_versions(c.get('candidates') or [])}"
-                if c.get("candidates")
-                else "—"
-            )
+            winner = _winner(c, doc)
             read = f"v{lo['read_version']}" if lo.get("read_version") is not None else "—"
             rows.append(
                 [

@@ -1,4 +1,9 @@
-"""Terminal rendering of the explain report (rich). Every log string is escaped."""
+"""Terminal rendering of the explain report (rich). Every log string is escaped.
+
+Order: a header (table, versions, profiles, isolation level and its source), the timeline of
+races and conflicts, one paragraph per finding with the winning commits' details, anomalies,
+the recommendations table, then the diagnostics that are not merely informational.
+"""
 
 from __future__ import annotations
 
@@ -8,72 +13,192 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from deltaforensics.report.plain import change_text, commit_summary
+
+MAX_FINDINGS = 40
+MAX_DIAGNOSTICS = 30
+
 
 def render_explain(doc: dict[str, Any], console: Console) -> None:
-    t = doc["table"]
-    iso = t["isolation_level"]
-    console.print(f"[bold]{escape(t['uri'])}[/bold]")
-    console.print(
-        f"versions {t['first_version']}..{t['latest_version']} · {t['num_commits']} commits · "
-        f"{t['num_files']} live files · partitioned by {escape(', '.join(t['partition_columns']) or '(none)')}"
-        + (
-            f" · clustered by {escape(', '.join(t['clustering_columns']))}"
-            if t["clustering_columns"]
-            else ""
-        )
-    )
-    console.print(
-        f"isolation {escape(iso['value'])} ({escape(iso['source'])}) · writers: {escape(', '.join(t['engines_seen']))}"
-    )
-    races = doc["races"]
-    console.print()
-    if not races:
-        console.print("No races: every commit read the version just before it.")
-    else:
-        table = Table(
-            title=f"Races ({len(races)}): commits rebased over commits they did not read",
-            expand=False,
-        )
-        for col in ("version", "read", "winners", "operation", "outcome", "fragile under"):
-            table.add_column(col)
-        for r in races:
-            fragile = (
-                ", ".join(f"{f['change']} → {f['outcome']}" for f in r["fragile_under"]) or "-"
-            )
-            outcome = (
-                r["outcome"]
-                if r["outcome"] == "commits"
-                else f"[red]{r['outcome']} ({r['code']})[/red]"
-            )
-            table.add_row(
-                str(r["version"]),
-                str(r["read_version"]),
-                _span(r["winners"]),
-                escape(r["operation"]),
-                outcome,
-                escape(fragile),
-            )
-        console.print(table)
-        for r in races:
-            if r["fragile_under"] or r["outcome"] != "commits":
-                console.print(
-                    f"[bold]v{r['version']}[/bold] {escape(r['operation'])}: {escape(r['reason'])}"
-                )
-                console.print(
-                    f"  reads: {escape(r['read_predicate'] or 'nothing')} — {escape(r['read_reason'])}"
-                )
-    for section in ("conflicts", "anomalies", "recommendations"):
-        if doc.get(section):
-            console.print(f"\n[bold]{section.title()}[/bold]: {len(doc[section])}")
+    commits = {c["version"]: c for c in doc.get("commits", [])}
+    _header(doc, console)
+    _timeline(doc, commits, console)
+    _findings(doc, commits, console)
+    _anomalies(doc["anomalies"], console)
+    _recommendations(doc["recommendations"], console)
     problems = [d for d in doc["diagnostics"] if d["severity"] != "info"]
     if problems:
         console.print(f"\n[bold]Diagnostics[/bold] ({len(problems)})")
-        for d in problems[:30]:
+        for d in problems[:MAX_DIAGNOSTICS]:
             where = f" v{d['version']}" if d["version"] is not None else ""
             console.print(f"  {d['code']}{where}: {escape(d['message'])}")
+
+
+def _header(doc: dict[str, Any], console: Console) -> None:
+    t = doc["table"]
+    iso = t["isolation_level"]
+    console.print(f"[bold]{escape(t['uri'])}[/bold]")
+    layout = f"partitioned by {', '.join(t['partition_columns']) or '(none)'}"
+    if t["clustering_columns"]:
+        layout += f" · clustered by {', '.join(t['clustering_columns'])}"
+    console.print(
+        f"versions {t['first_version']}..{t['latest_version']} · {t['num_commits']} commits · "
+        f"{t['num_files']} live files · {escape(layout)}"
+    )
+    profiles = sorted({r["profile"] for r in doc["races"]})
+    console.print(
+        f"isolation {escape(iso['value'])} ({escape(iso['source'])}) · "
+        f"writers: {escape(', '.join(t['engines_seen']) or '-')} · "
+        f"profiles: {escape(', '.join(profiles) or '-')}"
+    )
+
+
+def _timeline(doc: dict[str, Any], commits: dict[int, dict[str, Any]], console: Console) -> None:
+    races, conflicts = doc["races"], doc["conflicts"]
+    console.print()
+    if not races and not conflicts:
+        console.print("No races and no conflicts: every commit read the version just before it.")
+        return
+    table = Table(
+        title=f"Timeline: {len(races)} race(s), {len(conflicts)} conflict(s)", expand=False
+    )
+    for col in ("read → commit", "operation", "writer", "raced against", "outcome"):
+        table.add_column(col)
+    rows: list[tuple[float, list[str]]] = []
+    for r in races:
+        writer = commits.get(r["version"], {}).get("writer", "").split(", cluster ")[0]
+        outcome = (
+            "commits"
+            if r["outcome"] == "commits"
+            else f"[red]{escape(r['outcome'])} ({r['code']})[/red]"
+        )
+        if r["outcome"] == "commits" and r["fragile_under"]:
+            outcome = "commits [yellow](fragile)[/yellow]"
+        rows.append(
+            (
+                r["version"],
+                [
+                    f"v{r['read_version']} → v{r['version']}",
+                    escape(r["operation"]),
+                    escape(writer),
+                    _span(r["winners"]),
+                    outcome,
+                ],
+            )
+        )
+    for c in conflicts:
+        loser = c.get("loser") or {}
+        read = loser.get("read_version")
+        at = c["winner_version"] if c["winner_version"] is not None else read
+        rows.append(
+            (
+                (at if at is not None else 1e18) + 0.5,
+                [
+                    f"v{read if read is not None else '?'} → failed",
+                    escape(loser.get("statement") or f"({c['source']})")[:60],
+                    "",
+                    _span(c["candidates"])
+                    if c["winner_version"] is None
+                    else f"v{c['winner_version']}",
+                    f"[red]{escape(c['exception'])} ({c['code']})[/red]",
+                ],
+            )
+        )
+    for _, row in sorted(rows, key=lambda r: r[0]):
+        table.add_row(*row)
+    console.print(table)
+
+
+def _commit_text(c: dict[str, Any] | None, version: int) -> str:
+    return escape(commit_summary(c, version))
+
+
+def _findings(doc: dict[str, Any], commits: dict[int, dict[str, Any]], console: Console) -> None:
+    paragraphs: list[str] = []
+    for c in doc["conflicts"]:
+        loser = c.get("loser") or {}
+        lines = [
+            f"[bold red]{escape(c['exception'])}[/bold red] ({c['code']}, from {escape(c['source'])}, "
+            f"confidence {c['confidence']})"
+            + (f": {escape(loser['statement'][:200])}" if loser.get("statement") else "")
+        ]
+        if c["winner_version"] is not None:
+            lines.append(
+                "  winner: " + _commit_text(commits.get(c["winner_version"]), c["winner_version"])
+            )
+        elif c["candidates"]:
+            lines.append(f"  winner: one of {_span(c['candidates'])}")
+        lines.append(f"  why: {escape(c['reason'])}")
+        paragraphs.append("\n".join(lines))
+    for r in doc["races"]:
+        if r["outcome"] == "commits" and not r["fragile_under"]:
+            continue
+        head = _commit_text(commits.get(r["version"]), r["version"])
+        verdict = (
+            "committed"
+            if r["outcome"] == "commits"
+            else f"[red]the checker raises {escape(r['outcome'])} ({r['code']})[/red]"
+        )
+        lines = [f"[bold]{head}[/bold] — {verdict} under {escape(r['profile'])}"]
+        for w in r["winners"]:
+            lines.append("  raced: " + _commit_text(commits.get(w), w))
+        lines.append(
+            f"  reads: {escape(r['read_predicate'] or 'nothing')} ({escape(r['read_reason'])}; "
+            f"confidence {r['confidence']})"
+        )
+        lines.append(f"  why: {escape(r['reason'])}")
+        if r["fragile_under"]:
+            fragile = "; ".join(
+                f"{f['change']} → {f['outcome']} against v{f['winner_version']}"
+                for f in r["fragile_under"]
+            )
+            lines.append(f"  [yellow]would fail under[/yellow]: {escape(fragile)}")
+        paragraphs.append("\n".join(lines))
+    if not paragraphs:
+        return
+    console.print("\n[bold]Findings[/bold]")
+    for text in paragraphs[:MAX_FINDINGS]:
+        console.print(text)
+    if len(paragraphs) > MAX_FINDINGS:
+        console.print(f"… and {len(paragraphs) - MAX_FINDINGS} more (see --format json or html)")
+
+
+def _anomalies(anomalies: list[dict[str, Any]], console: Console) -> None:
+    if not anomalies:
+        return
+    table = Table(title=f"Anomalies ({len(anomalies)})", expand=False)
+    for col in ("code", "severity", "versions", "what"):
+        table.add_column(col)
+    for a in anomalies:
+        colour = {"error": "red", "warning": "yellow"}.get(a["severity"], "")
+        severity = f"[{colour}]{a['severity']}[/{colour}]" if colour else a["severity"]
+        table.add_row(a["code"], severity, _span(a["versions"]), escape(a["reason"]))
+    console.print()
+    console.print(table)
+
+
+def _recommendations(recs: list[dict[str, Any]], console: Console) -> None:
+    if not recs:
+        return
+    table = Table(title=f"Recommendations ({len(recs)}), measured on this history", expand=False)
+    for col in ("#", "change", "avoids", "introduces", "confidence"):
+        table.add_column(col)
+    for rank, r in enumerate(recs, start=1):
+        table.add_row(
+            str(rank),
+            escape(change_text(r["change"])),
+            str(r["conflicts_avoided"]),
+            str(r["conflicts_introduced"]),
+            r["confidence"],
+        )
+    console.print()
+    console.print(table)
+    for rank, r in enumerate(recs, start=1):
+        console.print(f"[bold]{rank}.[/bold] {escape(r['rationale'])}")
+        console.print(f"   apply: {escape(r['apply'])}")
 
 
 def _span(versions: list[int]) -> str:
     if not versions:
         return "-"
-    return str(versions[0]) if len(versions) == 1 else f"{versions[0]}..{versions[-1]}"
+    return f"v{versions[0]}" if len(versions) == 1 else f"v{versions[0]}..v{versions[-1]}"

@@ -7,43 +7,16 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import fsspec
 import polars as pl
 import pytest
 from deltalake import DeltaTable, write_deltalake
-from fsspec.implementations.local import LocalFileSystem
 
 from deltaforensics.audit.datasets import DATASETS, schema
 from deltaforensics.cli import main
 from deltaforensics.report.validate import validate
 from tests.conflicts.deltars_harness import rows
 from tests.conftest import SAMPLE_LOGS, corpus_tables
-
-OPENED: list[str] = []
-
-
-class CountingFileSystem(LocalFileSystem):
-    """The real local filesystem; every file opened for reading is recorded."""
-
-    protocol = ("counting",)
-    root_marker = "/"
-
-    @classmethod
-    def _strip_protocol(cls, path: str) -> str:
-        if isinstance(path, str) and path.startswith("counting://"):
-            path = path[len("counting://") :]
-        return super()._strip_protocol(path)
-
-    def _open(self, path, mode="rb", **kwargs):  # type: ignore[no-untyped-def,override]
-        OPENED.append(str(path))
-        return super()._open(path, mode, **kwargs)
-
-    def cat_file(self, path, start=None, end=None, **kwargs):  # type: ignore[no-untyped-def,override]
-        OPENED.append(str(path))
-        return super().cat_file(path, start=start, end=end, **kwargs)
-
-
-fsspec.register_implementation("counting", CountingFileSystem, clobber=True)
+from tests.hostile.test_read_only import READS, WRITES
 
 
 def write_config(path: Path, tables: list[dict[str, str]], **top: Any) -> Path:
@@ -158,20 +131,21 @@ def test_a_second_run_with_state_reads_only_the_new_commits(
     table = tmp_path / "lake" / "events"
     _deltars_table(table, 5)
     config = write_config(
-        tmp_path / "audit.toml", [{"name": "events", "uri": f"counting://{table}"}], output="out"
+        tmp_path / "audit.toml", [{"name": "events", "uri": f"guarded://{table}"}], output="out"
     )
     state = tmp_path / "state"
-    OPENED.clear()
+    READS.clear()
+    WRITES.clear()
     code, _, err = run(capsys, "audit", str(config), "--state", str(state))
     assert code == 0, err
     first = entry(summary_of(tmp_path / "out"), "events")
     assert first["read"]["mode"] == "full" and first["read"]["commit_files_read"] == 5
-    assert len({p for p in OPENED if "_delta_log/" in p and p.endswith(".json")}) == 5
+    assert len({p for p in READS if "_delta_log/" in p and p.endswith(".json")}) == 5
 
     write_deltalake(str(table), rows("2024-01-02", range(500, 505)), mode="append")
     DeltaTable(str(table)).delete("date = '2024-01-01'")
     write_deltalake(str(table), rows("2024-01-03", range(600, 605)), mode="append")
-    OPENED.clear()
+    READS.clear()
     code, _, err = run(capsys, "audit", str(config), "--state", str(state))
     assert code == 0, err
     second = entry(summary_of(tmp_path / "out"), "events")
@@ -182,12 +156,13 @@ def test_a_second_run_with_state_reads_only_the_new_commits(
         "from_version": 5,
         "to_version": 7,
     }
-    opened_commits = sorted({Path(p).name for p in OPENED if "_delta_log/" in p})
+    opened_commits = sorted({Path(p).name for p in READS if "_delta_log/" in p})
     assert opened_commits == [f"{v:020d}.json" for v in (5, 6, 7)]
+    assert WRITES == []
 
     # the incremental report is the report a fresh, stateless audit writes
     fresh = write_config(
-        tmp_path / "fresh.toml", [{"name": "events", "uri": f"counting://{table}"}], output="fresh"
+        tmp_path / "fresh.toml", [{"name": "events", "uri": f"guarded://{table}"}], output="fresh"
     )
     code, _, err = run(capsys, "audit", str(fresh))
     assert code == 0, err
@@ -380,3 +355,67 @@ def test_storage_secrets_from_the_environment_never_reach_the_outputs(
     written = "".join(p.read_text() for p in (tmp_path / "audit-out").rglob("*.json"))
     assert secret not in out + err + written
     assert entry(json.loads(out), "remote")["status"] == "failed"
+
+
+def _truncate(log: Path, keep_through: int) -> None:
+    """The log as it was at ``keep_through``: later commits and checkpoints removed."""
+    for f in log.iterdir():
+        head = f.name.split(".", 1)[0]
+        if (head.isdigit() and int(head) > keep_through) or f.name == "_last_checkpoint":
+            f.unlink() if f.is_file() else shutil.rmtree(f)
+
+
+def _commit_versions(table: Path) -> list[int]:
+    log = table / "_delta_log"
+    return sorted(int(f.name[:20]) for f in log.glob("*.json") if f.name[:20].isdigit())
+
+
+# every sample and corpus table whose log starts at v0 with three commits or more
+SPLIT_TABLES = [
+    p
+    for p in [
+        *(p for p in sorted(SAMPLE_LOGS.iterdir()) if (p / "_delta_log").is_dir()),
+        *corpus_tables(),
+    ]
+    if _commit_versions(p)[:1] == [0] and len(_commit_versions(p)) >= 3
+]
+
+
+@pytest.mark.parametrize("source", SPLIT_TABLES, ids=lambda p: p.name)
+def test_an_incremental_report_equals_a_full_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], source: Path
+) -> None:
+    commits = _commit_versions(source)
+    table = tmp_path / "t"
+    shutil.copytree(source, table)
+    _truncate(table / "_delta_log", commits[len(commits) // 2])
+    config = write_config(tmp_path / "a.toml", [{"name": "t", "uri": str(table)}])
+    state = tmp_path / "state"
+    code, out, err = run(capsys, "audit", str(config), "--state", str(state), "--format", "json")
+    assert code == 0, out + err
+    first = entry(json.loads(out), "t")
+    shutil.rmtree(table)
+    shutil.copytree(source, table)
+    fresh = write_config(tmp_path / "b.toml", [{"name": "t", "uri": str(table)}], output="fresh")
+    fresh_code, fresh_out, _ = run(capsys, "audit", str(fresh), "--format", "json")
+    code, out, err = run(capsys, "audit", str(config), "--state", str(state), "--format", "json")
+    second = entry(json.loads(out), "t")
+    if fresh_code != 0:  # a log the full read rejects is rejected with state too
+        assert (code, second["error"]) == (fresh_code, entry(json.loads(fresh_out), "t")["error"])
+        return
+    assert code == 0, out + err
+    kept = report(tmp_path / "audit-out", "t")
+    if second["read"]["mode"] == "full":  # a gap after the state: it restarts, and says so
+        assert "no longer in the log" in second["read"]["reason"]
+        assert kept["diagnostics"][0]["code"] == "W701"
+        kept["diagnostics"] = kept["diagnostics"][1:]
+    else:
+        expected = (
+            "unchanged" if first["latest_version"] == second["latest_version"] else "incremental"
+        )
+        assert second["read"]["mode"] == expected, second["read"]
+    assert kept == report(tmp_path / "fresh", "t")
+    for name in DATASETS:
+        assert dataset(tmp_path / "audit-out", name, "t").equals(
+            dataset(tmp_path / "fresh", name, "t")
+        ), name

@@ -23,6 +23,7 @@ from deltaforensics.cli import main
 from tests.audit.test_audit import write_config
 from tests.conflicts.deltars_harness import rows
 from tests.conftest import CORPUS, SAMPLE_LOGS, corpus_tables
+from tests.engines.test_spark_fleet import Recorded
 
 pytestmark = pytest.mark.spark
 
@@ -44,9 +45,13 @@ def audit(
     capsys: pytest.CaptureFixture[str], config: Path, out: Path, engine: str, *extra: str
 ) -> tuple[int, dict[str, Any]]:
     args = ["--quiet", "audit", str(config), "--output", str(out), "--format", "json", *extra]
-    code = main([*args, "--engine", engine] if engine == "spark" else args)
+    with Recorded("deltaforensics.audit.on_spark") as redone:
+        code = main([*args, "--engine", engine] if engine == "spark" else args)
     stdout, _ = capsys.readouterr()
-    return code, json.loads(stdout)
+    summary = json.loads(stdout)
+    if engine == "spark":  # every table reached Spark; none was audited on the driver
+        assert redone.messages == [], redone.messages
+    return code, summary
 
 
 def assert_same_outputs(polars_out: Path, spark_out: Path) -> None:
@@ -165,3 +170,19 @@ def test_failures_on_the_executors_are_reported_like_the_polars_engine_reports_t
     assert [t["status"] for t in on_spark["tables"]] == ["failed", "failed", "ok"]
     assert "version 3" in on_spark["tables"][1]["error"]
     assert_same_outputs(tmp_path / "polars", tmp_path / "spark")
+
+
+def test_a_redacted_audit_names_each_writer_by_the_same_pseudonym_on_both_engines(
+    spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = write_config(tmp_path / "a.toml", [{"name": p.name, "uri": str(p)} for p in SAMPLES])
+    code_p, polars = audit(capsys, config, tmp_path / "polars", "polars", "--redact")
+    code_s, on_spark = audit(capsys, config, tmp_path / "spark", "spark", "--redact")
+    assert code_s == code_p
+    assert_same_summary(polars, on_spark)
+    assert_same_outputs(tmp_path / "polars", tmp_path / "spark")
+    written = "".join(p.read_text() for p in (tmp_path / "spark" / "reports").glob("*.json"))
+    assert "svc-etl@example.com" not in written  # the samples' busiest writer
+    assert "svc-etl@example.com" in "".join(
+        p.read_text(errors="replace") for p in SAMPLE_LOGS.glob("*/_delta_log/*.json")
+    )

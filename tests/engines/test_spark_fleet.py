@@ -8,6 +8,7 @@ executor; for every corpus table and sample log, in history mode (stats kept) an
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -49,10 +50,34 @@ def plan(tables: list[Path], mode: str) -> list[tuple[str, Any, Any, LogSegment]
     return planned
 
 
+class Recorded(logging.Handler):
+    """Warnings of a logger, kept: a table redone on the driver says so there."""
+
+    def __init__(self, logger: str) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+        self.logger = logging.getLogger(logger)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+    def __enter__(self) -> Recorded:
+        self.logger.addHandler(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.logger.removeHandler(self)
+
+
+REDONE: dict[str, list[str]] = {}  # mode -> tables the fleet run redid on the driver
+
+
 def compare(spark: Any, tables: list[Path], mode: str) -> Outcomes:
     with_stats = MODES[mode]
     planned = plan(tables, mode)
-    got = fleet_frames(spark, planned, with_stats=with_stats)
+    with Recorded("deltaforensics.engines.spark_fleet") as redone:
+        got = fleet_frames(spark, planned, with_stats=with_stats)
+    REDONE[mode] = redone.messages
     out: Outcomes = {}
     for key, store, _, segment in planned:
         try:
@@ -91,6 +116,13 @@ def test_one_fleet_job_builds_every_tables_polars_frames(
             build(list_log(open_store(str(table))))
         return
     assert_same(*corpus_runs[mode][key])
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_the_fleet_reads_every_table_on_spark_not_on_the_driver(
+    mode: str, corpus_runs: dict[str, Outcomes]
+) -> None:
+    assert REDONE[mode] == []
 
 
 def test_the_fleet_runs_cover_checkpoints_and_many_tables(

@@ -15,10 +15,11 @@ from deltaforensics.cli import main
 from tests.conftest import SAMPLE_LOGS
 
 WRITES: list[str] = []
+READS: list[str] = []  # every path opened for reading (the audit tests count them)
 
 
 class GuardedFileSystem(LocalFileSystem):
-    """Local files, but every mutating call is recorded and refused."""
+    """Local files, but every mutating call is recorded and refused (and reads recorded)."""
 
     protocol = ("guarded",)
     root_marker = "/"
@@ -41,7 +42,12 @@ class GuardedFileSystem(LocalFileSystem):
     def _open(self, path, mode="rb", **kwargs):  # type: ignore[no-untyped-def,override]
         if any(c in mode for c in "wax+"):
             self._refuse("open-for-write", path)
+        READS.append(str(path))
         return super()._open(path, mode, **kwargs)
+
+    def cat_file(self, path, start=None, end=None, **kwargs):  # type: ignore[no-untyped-def,override]
+        READS.append(str(path))
+        return super().cat_file(path, start=start, end=end, **kwargs)
 
     def pipe_file(self, *a, **k):
         self._refuse("pipe_file", *a)  # type: ignore[no-untyped-def,override]

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -75,3 +77,19 @@ def test_junk_is_not_recognised() -> None:
         ".s3-optimization-0",
     ]:
         assert parse_log_path(junk) is None, junk
+
+
+def test_history_ending_on_a_checkpoint_without_its_commit_does_not_crash(tmp_path: Path) -> None:
+    """Commits 0..29 and a checkpoint at 30 whose JSON is gone: the history ends at 30."""
+    import shutil
+
+    from deltaforensics.analysis import load, open_store
+    from tests.conftest import SAMPLE_LOGS
+
+    table = tmp_path / "t"
+    shutil.copytree(SAMPLE_LOGS / "merge_without_partition_literal", table)
+    for f in sorted((table / "_delta_log").glob("*.json"))[30:]:
+        f.unlink()
+    loaded = load(open_store(str(table)), mode="history")
+    assert loaded.replay.end_version == 30
+    assert loaded.segment.checkpoint is not None and loaded.segment.checkpoint.version == 30
