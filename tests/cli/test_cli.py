@@ -144,3 +144,40 @@ def test_explain_fail_on_sets_the_exit_code(
     code, out, err = run(capsys, "explain", table, "--format", "json", *flags)
     assert code == expected, err
     assert json.loads(out)["anomalies"]
+
+
+def test_recommendations_are_measured_on_a_window_that_the_report_states(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from deltaforensics.analysis import DEFAULT_RECOMMENDATIONS_WINDOW
+    from deltaforensics.cli import DEFAULT_WINDOW
+    from deltaforensics.report.validate import validate
+    from tests.conftest import SAMPLE_LOGS
+
+    assert DEFAULT_WINDOW == DEFAULT_RECOMMENDATIONS_WINDOW
+    table = str(SAMPLE_LOGS / "merge_without_partition_literal")  # 38 commits
+    code, out, err = run(
+        capsys, "explain", table, "--format", "json", "--recommendations-window", "20"
+    )
+    assert code == 0, err
+    doc = json.loads(out)
+    validate(doc, "explain")
+    w606 = [d for d in doc["diagnostics"] if d["code"] == "W606"]
+    assert len(w606) == 1 and "newest 20 of 38 commits (v18..v37)" in w606[0]["message"]
+    assert doc["recommendations"]
+    for rec in doc["recommendations"]:
+        assert rec["evaluated_on"]["window"] == {
+            "first_version": 18,
+            "last_version": 37,
+            "commits": 20,
+        }
+        assert rec["evaluated_on"]["races"] <= len(doc["races"])
+    code, out, _ = run(
+        capsys, "explain", table, "--format", "json", "--recommendations-window", "0"
+    )
+    whole = json.loads(out)
+    assert not [d for d in whole["diagnostics"] if d["code"] == "W606"]
+    assert all("window" not in r["evaluated_on"] for r in whole["recommendations"])
+    assert whole["recommendations"][0]["evaluated_on"]["races"] == len(whole["races"])
+    code, out, _ = run(capsys, "explain", table, "--format", "json", "--no-recommendations")
+    assert json.loads(out)["recommendations"] == [] and json.loads(out)["races"] == whole["races"]
