@@ -85,6 +85,18 @@ class Replay:
         df = self.frames.protocols.sort("version", maintain_order=True)
         return _Versioned(df["version"].to_list(), df["protocol"].to_list())
 
+    @cached_property
+    def _parsed(self) -> dict[tuple[str, int], Metadata | Protocol]:
+        """Decoded metaData/protocol actions by their version: each text is decoded once, not
+        once per commit that asks (a 100,000-commit history asks 200,000 times)."""
+        return {}
+
+    @cached_property
+    def _domain_rows(self) -> tuple[list[int], list[tuple[str | None, str | None, bool | None]]]:
+        df = self.frames.domains.sort("version", maintain_order=True)
+        rows = list(df.select("domain", "configuration", "removed").iter_rows())
+        return df["version"].to_list(), rows
+
     @property
     def first_version(self) -> int:
         return self.frames.base_version if self.frames.base_version >= 0 else 0
@@ -108,12 +120,17 @@ class Replay:
             raise LogCorruptError(
                 self.uri, f"no metaData action at or before version {version}", version
             )
+        cached = self._parsed.get(("metaData", found[0]))
+        if isinstance(cached, Metadata):
+            return cached
         try:
-            return Metadata.from_json(found[1])
+            parsed = Metadata.from_json(found[1])
         except ValueError as exc:
             raise LogCorruptError(
                 self.uri, f"metaData is not valid JSON: {exc}", found[0]
             ) from None
+        self._parsed["metaData", found[0]] = parsed
+        return parsed
 
     def protocol_at(self, version: int) -> Protocol:
         self._check(version)
@@ -122,12 +139,17 @@ class Replay:
             raise LogCorruptError(
                 self.uri, f"no protocol action at or before version {version}", version
             )
+        cached = self._parsed.get(("protocol", found[0]))
+        if isinstance(cached, Protocol):
+            return cached
         try:
-            return Protocol.from_json(found[1])
+            parsed = Protocol.from_json(found[1])
         except (ValueError, TypeError) as exc:
             raise LogCorruptError(
                 self.uri, f"protocol action is invalid: {exc}", found[0]
             ) from None
+        self._parsed["protocol", found[0]] = parsed
+        return parsed
 
     def metadata_versions(self) -> list[int]:
         return list(self._metadata.versions)
@@ -165,9 +187,9 @@ class Replay:
         }
 
     def domains_at(self, version: int) -> dict[str, str]:
-        rows = self.frames.domains.filter(pl.col("version") <= version).sort("version")
+        versions, rows = self._domain_rows
         out: dict[str, str] = {}
-        for d, conf, removed in rows.select("domain", "configuration", "removed").iter_rows():
+        for d, conf, removed in rows[: bisect_right(versions, version)]:
             if d is None:
                 continue
             if removed:
