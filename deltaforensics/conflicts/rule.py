@@ -95,25 +95,50 @@ class RuleContext:
         )
         return filter_files(files, expr)
 
-    def stats_match(self, files: pl.DataFrame, predicate: Predicate) -> pl.DataFrame:
+    def stats_match(
+        self, files: pl.DataFrame, predicate: Predicate, *, of_history: bool = False
+    ) -> pl.DataFrame:
+        """``of_history``: ``files`` were cut from ``history.live_files_with_stats``, so the
+        statistics are decoded once on the history, not on every frame."""
         if files.is_empty():
             return files
         # The stats expression is the AND of its conjuncts, so first keeping the rows that pass
         # the partition-only conjuncts (exact, no JSON) keeps exactly the same rows in the end,
         # while the stats JSON is decoded only for files in the read partitions.
         for part in _partition_conjuncts(predicate, self.loser.partition_columns):
-            files = filter_files(files, self._may_match(files, part))
+            files = filter_files(files, self._may_match(files, part, of_history=False))
             if files.is_empty():
                 return files
-        return filter_files(files, self._may_match(files, predicate))
+        return filter_files(files, self._may_match(files, predicate, of_history=of_history))
 
-    def _may_match(self, files: pl.DataFrame, predicate: Predicate) -> pl.Expr:
+    def _may_match(self, files: pl.DataFrame, predicate: Predicate, *, of_history: bool) -> pl.Expr:
+        decoded: dict[str, str] = {}
+        history = self.history
+        if of_history and history is not None and "stats" in files.columns:
+            # statistics decoded once on the history's lifecycle (live_files frames carry them)
+            wanted: set[str] = set()
+            self._stats_expr(files, predicate, {}, wanted)
+            if wanted:
+                decoded = {
+                    p: c for p, c in history.decode_stats(wanted).items() if c in files.columns
+                }
+        return self._stats_expr(files, predicate, decoded, None)
+
+    def _stats_expr(
+        self,
+        files: pl.DataFrame,
+        predicate: Predicate,
+        decoded: dict[str, str],
+        wanted: set[str] | None,
+    ) -> pl.Expr:
         return may_match_stats(
             predicate,
             self.loser.partition_columns,
             name_map=self.loser.physical_names,
             types=self.loser.column_types,
             fields=_struct_fields(files),
+            decoded=decoded,
+            wanted=wanted,
         )
 
     @cached_property
@@ -134,12 +159,12 @@ class RuleContext:
             or rv > history.end_version
         ):
             return None
-        live = history.live_files(rv)
+        live = history.live_files_with_stats(rv)
         pred = self.read_predicate
         if self.profile.engine == "delta-rs":
             full = lo.full_predicate
             if full is not None and not self.read_whole_table:
-                live = self.stats_match(live, full)
+                live = self.stats_match(live, full, of_history=True)
         elif pred is not None and not self.read_whole_table and lo.partition_columns:
             live = self.partition_match(live, pred)
         cols = [c for c in removed.columns if c in live.columns]
