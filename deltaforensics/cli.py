@@ -220,7 +220,11 @@ def snapshot(
     """The live files of the table at a version."""
     from deltaforensics.analysis import load, open_store  # noqa: PLC0415
     from deltaforensics.engines.polars_engine import PolarsEngine  # noqa: PLC0415
-    from deltaforensics.report.history import snapshot_document, snapshot_text  # noqa: PLC0415
+    from deltaforensics.report.history import (  # noqa: PLC0415
+        snapshot_document,
+        snapshot_json,
+        snapshot_text,
+    )
 
     store = open_store(table, _storage_options(storage_option, storage_options_file))
     chosen = _engine(store, engine, spark_master, spark_conf) or PolarsEngine(
@@ -228,12 +232,12 @@ def snapshot(
     )
     loaded = load(store, version=version, mode="snapshot", engine=chosen)
     snap = loaded.replay.snapshot_at(version)
+    if output_format is TableFormat.json:  # the same text as _emit_json(snapshot_document(...))
+        _emit(snapshot_json(store.uri, snap, loaded.diagnostics))
+        return
     doc = snapshot_document(store.uri, snap, loaded.diagnostics)
-    if output_format is TableFormat.json:
-        _emit_json(doc)
-    else:
-        _emit(snapshot_text(doc))
-        _warn(doc["diagnostics"])
+    _emit(snapshot_text(doc))
+    _warn(doc["diagnostics"])
 
 
 def _engine(store: Any, name: EngineName | None, master: str, conf: list[str] | None) -> Any:

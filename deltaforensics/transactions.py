@@ -275,7 +275,7 @@ def reconstruct_transactions(rep: Replay, *, profile: Profile | None = None) -> 
 def _by_version(files: pl.DataFrame) -> dict[int, pl.DataFrame]:
     """Rows per version in their original order: one partition pass, not a group iterator."""
     parts = files.partition_by("version", maintain_order=True, as_dict=True)
-    return {int(k[0]): g for k, g in parts.items()}  # type: ignore[call-overload]
+    return {int(k[0]): g for k, g in parts.items()}
 
 
 def _transaction(

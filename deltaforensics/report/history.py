@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -171,6 +172,83 @@ def snapshot_document(
         "files": files,
         "diagnostics": [d.to_dict() for d in diagnostics],
     }
+
+
+# json.dumps writes these characters as themselves; anything else (quote, backslash, control,
+# non-ASCII) is escaped, which only json.dumps itself does exactly.
+_PLAIN_JSON = r"^[ !#-\[\]-~]*$"
+
+
+def snapshot_json(uri: str, snap: Snapshot, diagnostics: tuple[Diagnostic, ...]) -> str:
+    """``json.dumps(snapshot_document(...), indent=2, default=str)``, byte for byte.
+
+    A snapshot of a million files would spend most of its time building one dict per file and
+    encoding it in Python; here the ``files`` array is rendered by polars column-wise when every
+    string in it needs no escaping, and by ``json.dumps`` otherwise.
+    """
+    files = _files_json(snap)
+    head = snapshot_document(uri, replace(snap, files=snap.files.clear()), diagnostics)
+    head["num_files"] = snap.files.height
+    parts = []
+    for key, value in head.items():
+        if key == "files" and files is not None:
+            body = files
+        elif key == "files" and snap.files.height:
+            full = snapshot_document(uri, snap, diagnostics)["files"]
+            body = json.dumps(full, indent=2, default=str).replace("\n", "\n  ")
+        else:
+            body = json.dumps(value, indent=2, default=str).replace("\n", "\n  ")
+        parts.append(f"  {json.dumps(key)}: {body}")
+    return "{\n" + ",\n".join(parts) + "\n}"
+
+
+def _files_json(snap: Snapshot) -> str | None:
+    """The ``files`` array at indent level 1, or None when a string needs JSON escaping."""
+    files = snap.files
+    if files.is_empty():
+        return "[]"
+    columns = snap.metadata.partition_columns
+    frame = files.select(
+        pl.col("path"), pl.col("size"), pl.col("dv_id"), *snap.partition_value_exprs()
+    )
+    strings = [pl.col("path"), pl.col("dv_id"), *(pl.col(c) for c in columns)]
+    plain = frame.select(
+        pl.all_horizontal(s.is_null() | s.str.contains(_PLAIN_JSON) for s in strings).all()
+    ).item()
+    if not plain:
+        return None
+
+    def text(col: str) -> pl.Expr:
+        return (
+            pl.when(pl.col(col).is_null())
+            .then(pl.lit("null"))
+            .otherwise(pl.concat_str([pl.lit('"'), pl.col(col), pl.lit('"')]))
+        )
+
+    if columns:
+        entries = [pl.concat_str([pl.lit(f"        {json.dumps(c)}: "), text(c)]) for c in columns]
+        pv = pl.concat_str(
+            [pl.lit("{\n"), pl.concat_str(entries, separator=",\n"), pl.lit("\n      }")]
+        )
+    else:
+        pv = pl.lit("{}")
+    dv = pl.when(pl.col("dv_id") == "").then(None).otherwise(pl.col("dv_id"))
+    items = frame.with_columns(dv.alias("dv_id")).select(
+        pl.concat_str(
+            [
+                pl.lit('    {\n      "path": '),
+                text("path"),
+                pl.lit(',\n      "partition_values": '),
+                pv,
+                pl.lit(',\n      "size": '),
+                pl.col("size").cast(pl.String).fill_null("null"),
+                pl.lit(',\n      "deletion_vector": '),
+                text("dv_id"),
+                pl.lit("\n    }"),
+            ]
+        ).str.join(",\n")
+    )
+    return "[\n" + str(items.item()) + "\n  ]"
 
 
 def snapshot_text(doc: dict[str, Any]) -> str:
