@@ -71,6 +71,7 @@ else:
 @dataclass(frozen=True, slots=True)
 class Run:
     wall: float
+    cpu: float  # user + system seconds of the child (all threads): robust to background load
     rss_mb: float
     status: int
     out: str
@@ -103,6 +104,7 @@ def run_child(argv: list[str], *, stdout_null: bool, timeout: float) -> Run:
         code = os.waitstatus_to_exitcode(status) if status != -9 else -9
         return Run(
             wall=wall,
+            cpu=usage.ru_utime + usage.ru_stime if usage else 0.0,
             rss_mb=usage.ru_maxrss / 1024 if usage else 0.0,
             status=code,
             out=out.read().decode(errors="replace"),
@@ -222,22 +224,29 @@ def main(argv: list[str] | None = None) -> int:
                     ok = mine.status in (0, 1) and "Traceback" not in mine.err
                     ratio = theirs.wall / mine.wall if ok and theirs.status == 0 else None
                     check = _check(command, theirs, manifest)
+                    cpu_ratio = theirs.cpu / mine.cpu if ratio and mine.cpu else None
                     rows.append([label, f"{size:,}", command,
                                  _fmt(mine.wall) if ok else f"FAIL({mine.status})",
-                                 f"{mine.rss_mb:,.0f}", _fmt(theirs.wall), f"{theirs.rss_mb:,.0f}",
-                                 f"{ratio:.2f}x" if ratio else "-", check, DELTALAKE_WORK[command]])  # fmt: skip
+                                 _fmt(mine.cpu), f"{mine.rss_mb:,.0f}", _fmt(theirs.wall),
+                                 _fmt(theirs.cpu), f"{theirs.rss_mb:,.0f}",
+                                 f"{ratio:.2f}x" if ratio else "-",
+                                 f"{cpu_ratio:.2f}x" if cpu_ratio else "-",
+                                 check, DELTALAKE_WORK[command]])  # fmt: skip
                     figures.append({"scenario": label, "size": size, "command": command,
-                                    "ours_s": mine.wall, "ours_rss_mb": mine.rss_mb,
-                                    "ours_status": mine.status, "deltalake_s": theirs.wall,
+                                    "ours_s": mine.wall, "ours_cpu_s": mine.cpu,
+                                    "ours_rss_mb": mine.rss_mb, "ours_status": mine.status,
+                                    "deltalake_s": theirs.wall, "deltalake_cpu_s": theirs.cpu,
                                     "deltalake_rss_mb": theirs.rss_mb, "ratio": ratio,
-                                    "check": check, "live_files": manifest["live_files"]})  # fmt: skip
+                                    "cpu_ratio": cpu_ratio, "check": check,
+                                    "live_files": manifest["live_files"]})  # fmt: skip
                     if not ok:
                         print(mine.err[-2000:], file=sys.stderr)
     finally:
         if made and not a.keep:
             shutil.rmtree(scratch, ignore_errors=True)
-    headers = ["scenario", "size", "command", "ours s", "ours RSS MB", "deltalake s",
-               "deltalake RSS MB", "deltalake/ours", "check", "deltalake work"]  # fmt: skip
+    headers = ["scenario", "size", "command", "ours s", "ours CPU s", "ours RSS MB",
+               "deltalake s", "deltalake CPU s", "deltalake RSS MB", "wall ratio", "CPU ratio",
+               "check", "deltalake work"]  # fmt: skip
     print()
     print(_table(headers, rows))
     print()
@@ -283,7 +292,8 @@ def _targets(scenario: str, figures: list[dict[str, Any]]) -> list[str]:
         if scenario.startswith("checkpoint") and f["size"] >= 1_000_000 and c == "snapshot":
             met = "MET" if s <= 5 and f["ours_rss_mb"] <= 2048 else "MISSED"
             out.append(f"target: snapshot of (b) {f['scenario']} <= 5 s and <= 2 GiB: {met} "
-                       f"({s:.2f} s, {f['ours_rss_mb']:,.0f} MB)")  # fmt: skip
+                       f"({s:.2f} s wall, {f['ours_cpu_s']:.2f} CPU s, "
+                       f"{f['ours_rss_mb']:,.0f} MB)")  # fmt: skip
     return out or ["targets: none apply at these sizes"]
 
 
@@ -300,9 +310,11 @@ def _growth(figures: list[dict[str, Any]]) -> str:
         rss_x = last["ours_rss_mb"] / first["ours_rss_mb"] if first["ours_rss_mb"] else float("nan")
         rows.append([scenario, command, " -> ".join(f"{f['size']:,}" for f in fs),
                      " -> ".join(_fmt(f["ours_s"]) for f in fs),
+                     " -> ".join(_fmt(f["ours_cpu_s"]) for f in fs),
                      " -> ".join(f"{f['ours_rss_mb']:,.0f}" for f in fs),
                      f"{size_x:.1f}x", f"{time_x:.1f}x", f"{rss_x:.1f}x"])  # fmt: skip
-    headers = ["growth", "command", "sizes", "ours s", "ours RSS MB", "size x", "time x", "RSS x"]
+    headers = ["growth", "command", "sizes", "ours s", "ours CPU s", "ours RSS MB", "size x",
+               "time x", "RSS x"]  # fmt: skip
     return _table(headers, rows)
 
 

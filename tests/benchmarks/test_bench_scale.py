@@ -50,8 +50,9 @@ def test_commits_quick_reports_every_command_against_deltalake(tmp_path: Path) -
     assert set(rows) == {"history", "snapshot", "explain"}
     for cells in rows.values():
         assert cells[1] == "300"
-        assert cells[8:10] == ["files", "ok"]  # deltalake agrees on the live files
-        assert cells[7].endswith("x")  # a ratio, so both sides ran
+        assert cells[11:13] == ["files", "ok"]  # deltalake agrees on the live files
+        assert cells[9].endswith("x")  # a ratio, so both sides ran
+        assert cells[10].endswith("x")
     assert "no explain in deltalake" in out
     assert "load average" in out
 
@@ -72,7 +73,7 @@ def test_checkpoint_quick_runs_multipart_and_v2_with_growth_over_sizes(tmp_path:
     for kind in ("multipart", "v2"):
         rows = _rows(out, f"checkpoint/{kind}")
         assert set(rows) == {"history", "snapshot"}
-        assert all(cells[8:10] == ["files", "ok"] for cells in rows.values())
+        assert all(cells[11:13] == ["files", "ok"] for cells in rows.values())
     assert "growth" in out
     data = json.loads(figures.read_text())
     assert {(f["scenario"], f["size"]) for f in data} == {
