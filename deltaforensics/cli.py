@@ -222,7 +222,7 @@ def snapshot(
     from deltaforensics.engines.polars_engine import PolarsEngine  # noqa: PLC0415
     from deltaforensics.report.history import (  # noqa: PLC0415
         snapshot_document,
-        snapshot_json,
+        snapshot_json_chunks,
         snapshot_text,
     )
 
@@ -233,7 +233,9 @@ def snapshot(
     loaded = load(store, version=version, mode="snapshot", engine=chosen)
     snap = loaded.replay.snapshot_at(version)
     if output_format is TableFormat.json:  # the same text as _emit_json(snapshot_document(...))
-        _emit(snapshot_json(store.uri, snap, loaded.diagnostics))
+        for chunk in snapshot_json_chunks(store.uri, snap, loaded.diagnostics):
+            sys.stdout.write(chunk)
+        sys.stdout.write("\n")
         return
     doc = snapshot_document(store.uri, snap, loaded.diagnostics)
     _emit(snapshot_text(doc))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
@@ -179,44 +180,63 @@ def snapshot_document(
 _PLAIN_JSON = r"^[ !#-\[\]-~]*$"
 
 
-def snapshot_json(uri: str, snap: Snapshot, diagnostics: tuple[Diagnostic, ...]) -> str:
-    """``json.dumps(snapshot_document(...), indent=2, default=str)``, byte for byte.
+def snapshot_json(
+    uri: str, snap: Snapshot, diagnostics: tuple[Diagnostic, ...], *, slice_rows: int = 100_000
+) -> str:
+    """``json.dumps(snapshot_document(...), indent=2, default=str)``, byte for byte."""
+    return "".join(snapshot_json_chunks(uri, snap, diagnostics, slice_rows=slice_rows))
+
+
+def snapshot_json_chunks(
+    uri: str, snap: Snapshot, diagnostics: tuple[Diagnostic, ...], *, slice_rows: int = 100_000
+) -> Iterator[str]:
+    """:func:`snapshot_json` in pieces, to be written one after another.
 
     A snapshot of a million files would spend most of its time building one dict per file and
-    encoding it in Python; here the ``files`` array is rendered by polars column-wise when every
-    string in it needs no escaping, and by ``json.dumps`` otherwise.
+    encoding it in Python, and hold the ~200 MB text several times over; here the ``files``
+    array is rendered by polars column-wise, a slice of rows at a time, when every string in it
+    needs no escaping, and by ``json.dumps`` otherwise.
     """
-    files = _files_json(snap)
     head = snapshot_document(uri, replace(snap, files=snap.files.clear()), diagnostics)
     head["num_files"] = snap.files.height
-    parts = []
-    for key, value in head.items():
-        if key == "files" and files is not None:
-            body = files
+    plain = _files_are_plain(snap)
+    yield "{\n"
+    for i, (key, value) in enumerate(head.items()):
+        yield ",\n" if i else ""
+        yield f"  {json.dumps(key)}: "
+        if key == "files" and snap.files.height and plain:
+            yield from _files_json(snap, slice_rows)
         elif key == "files" and snap.files.height:
             full = snapshot_document(uri, snap, diagnostics)["files"]
-            body = json.dumps(full, indent=2, default=str).replace("\n", "\n  ")
+            yield json.dumps(full, indent=2, default=str).replace("\n", "\n  ")
         else:
-            body = json.dumps(value, indent=2, default=str).replace("\n", "\n  ")
-        parts.append(f"  {json.dumps(key)}: {body}")
-    return "{\n" + ",\n".join(parts) + "\n}"
+            yield json.dumps(value, indent=2, default=str).replace("\n", "\n  ")
+    yield "\n}"
 
 
-def _files_json(snap: Snapshot) -> str | None:
-    """The ``files`` array at indent level 1, or None when a string needs JSON escaping."""
-    files = snap.files
-    if files.is_empty():
-        return "[]"
-    columns = snap.metadata.partition_columns
-    frame = files.select(
+def _file_columns(snap: Snapshot) -> pl.DataFrame:
+    return snap.files.select(
         pl.col("path"), pl.col("size"), pl.col("dv_id"), *snap.partition_value_exprs()
     )
+
+
+def _files_are_plain(snap: Snapshot) -> bool:
+    """Whether every string of the files array is written by json.dumps as itself."""
+    if snap.files.is_empty():
+        return True
+    columns = snap.metadata.partition_columns
     strings = [pl.col("path"), pl.col("dv_id"), *(pl.col(c) for c in columns)]
-    plain = frame.select(
-        pl.all_horizontal(s.is_null() | s.str.contains(_PLAIN_JSON) for s in strings).all()
-    ).item()
-    if not plain:
-        return None
+    return bool(
+        _file_columns(snap)
+        .select(pl.all_horizontal(s.is_null() | s.str.contains(_PLAIN_JSON) for s in strings).all())
+        .item()
+    )
+
+
+def _files_json(snap: Snapshot, slice_rows: int) -> Iterator[str]:
+    """The ``files`` array at indent level 1 (its strings need no escaping), in slices."""
+    columns = snap.metadata.partition_columns
+    frame = _file_columns(snap)
 
     def text(col: str) -> pl.Expr:
         return (
@@ -233,22 +253,25 @@ def _files_json(snap: Snapshot) -> str | None:
     else:
         pv = pl.lit("{}")
     dv = pl.when(pl.col("dv_id") == "").then(None).otherwise(pl.col("dv_id"))
-    items = frame.with_columns(dv.alias("dv_id")).select(
-        pl.concat_str(
-            [
-                pl.lit('    {\n      "path": '),
-                text("path"),
-                pl.lit(',\n      "partition_values": '),
-                pv,
-                pl.lit(',\n      "size": '),
-                pl.col("size").cast(pl.String).fill_null("null"),
-                pl.lit(',\n      "deletion_vector": '),
-                text("dv_id"),
-                pl.lit("\n    }"),
-            ]
-        ).str.join(",\n")
+    item = pl.concat_str(
+        [
+            pl.lit('    {\n      "path": '),
+            text("path"),
+            pl.lit(',\n      "partition_values": '),
+            pv,
+            pl.lit(',\n      "size": '),
+            pl.col("size").cast(pl.String).fill_null("null"),
+            pl.lit(',\n      "deletion_vector": '),
+            text("dv_id"),
+            pl.lit("\n    }"),
+        ]
     )
-    return "[\n" + str(items.item()) + "\n  ]"
+    yield "[\n"
+    for offset in range(0, frame.height, slice_rows):
+        part = frame.slice(offset, slice_rows).with_columns(dv.alias("dv_id"))
+        yield ",\n" if offset else ""
+        yield str(part.select(item.str.join(",\n")).item())
+    yield "\n  ]"
 
 
 def snapshot_text(doc: dict[str, Any]) -> str:
