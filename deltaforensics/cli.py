@@ -274,7 +274,11 @@ def snapshot(
     STATE.redact = redact
     from deltaforensics.analysis import load, open_store  # noqa: PLC0415
     from deltaforensics.engines.polars_engine import PolarsEngine  # noqa: PLC0415
-    from deltaforensics.report.history import snapshot_document, snapshot_text  # noqa: PLC0415
+    from deltaforensics.report.history import (  # noqa: PLC0415
+        snapshot_document,
+        snapshot_json_chunks,
+        snapshot_text,
+    )
 
     store = open_store(table, _storage_options(storage_option, storage_options_file))
     chosen = _engine(store, engine, spark_master, spark_conf) or PolarsEngine(
@@ -285,6 +289,12 @@ def snapshot(
             chosen = PolarsEngine(_reporting(store, progress), with_stats=False)
         loaded = load(store, version=version, mode="snapshot", engine=chosen)
     snap = loaded.replay.snapshot_at(version)
+    if output_format is TableFormat.json and not redact:
+        # the same text as _emit_json(snapshot_document(...)), written in slices
+        for chunk in snapshot_json_chunks(store.uri, snap, loaded.diagnostics):
+            sys.stdout.write(chunk)
+        sys.stdout.write("\n")
+        return
     doc = _redacted(snapshot_document(store.uri, snap, loaded.diagnostics), redact)
     if output_format is TableFormat.json:
         _emit_json(doc)

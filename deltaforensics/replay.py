@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import time
 from bisect import bisect_right
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -85,6 +86,18 @@ class Replay:
         df = self.frames.protocols.sort("version", maintain_order=True)
         return _Versioned(df["version"].to_list(), df["protocol"].to_list())
 
+    @cached_property
+    def _parsed(self) -> dict[tuple[str, int], Metadata | Protocol]:
+        """Decoded metaData/protocol actions by their version: each text is decoded once, not
+        once per commit that asks (a 100,000-commit history asks 200,000 times)."""
+        return {}
+
+    @cached_property
+    def _domain_rows(self) -> tuple[list[int], list[tuple[str | None, str | None, bool | None]]]:
+        df = self.frames.domains.sort("version", maintain_order=True)
+        rows = list(df.select("domain", "configuration", "removed").iter_rows())
+        return df["version"].to_list(), rows
+
     @property
     def first_version(self) -> int:
         return self.frames.base_version if self.frames.base_version >= 0 else 0
@@ -108,12 +121,17 @@ class Replay:
             raise LogCorruptError(
                 self.uri, f"no metaData action at or before version {version}", version
             )
+        cached = self._parsed.get(("metaData", found[0]))
+        if isinstance(cached, Metadata):
+            return cached
         try:
-            return Metadata.from_json(found[1])
+            parsed = Metadata.from_json(found[1])
         except ValueError as exc:
             raise LogCorruptError(
                 self.uri, f"metaData is not valid JSON: {exc}", found[0]
             ) from None
+        self._parsed["metaData", found[0]] = parsed
+        return parsed
 
     def protocol_at(self, version: int) -> Protocol:
         self._check(version)
@@ -122,12 +140,17 @@ class Replay:
             raise LogCorruptError(
                 self.uri, f"no protocol action at or before version {version}", version
             )
+        cached = self._parsed.get(("protocol", found[0]))
+        if isinstance(cached, Protocol):
+            return cached
         try:
-            return Protocol.from_json(found[1])
+            parsed = Protocol.from_json(found[1])
         except (ValueError, TypeError) as exc:
             raise LogCorruptError(
                 self.uri, f"protocol action is invalid: {exc}", found[0]
             ) from None
+        self._parsed["protocol", found[0]] = parsed
+        return parsed
 
     def metadata_versions(self) -> list[int]:
         return list(self._metadata.versions)
@@ -135,7 +158,31 @@ class Replay:
     def protocol_versions(self) -> list[int]:
         return list(self._protocols.versions)
 
+    def decode_stats(self, paths: Iterable[str]) -> dict[str, str]:
+        """Add ``str.json_path_match(path)`` of the stats text to the lifecycle, once per path.
+
+        Returns path -> column name for every decoded path; later :meth:`live_files` frames
+        carry these columns, so checking many snapshots decodes each statistic once.
+        """
+        done: dict[str, str] = self.__dict__.setdefault("_decoded_stats", {})
+        missing = sorted(set(paths) - set(done))
+        if missing:
+            lc = self.lifecycle
+            names = {p: f"_stat{len(done) + i}" for i, p in enumerate(missing)}
+            lc = lc.with_columns(
+                pl.col("stats").str.json_path_match(p).alias(n) for p, n in names.items()
+            )
+            self.__dict__["lifecycle"] = lc
+            done.update(names)
+        return dict(done)
+
     def live_files(self, version: int) -> pl.DataFrame:
+        live = self.live_files_with_stats(version)
+        decoded = self.__dict__.get("_decoded_stats", {})
+        return live.drop(list(decoded.values())) if decoded else live
+
+    def live_files_with_stats(self, version: int) -> pl.DataFrame:
+        """:meth:`live_files` plus the statistics columns of :meth:`decode_stats`."""
         self._check(version)
         lc = self.lifecycle
         return lc.filter(
@@ -165,9 +212,9 @@ class Replay:
         }
 
     def domains_at(self, version: int) -> dict[str, str]:
-        rows = self.frames.domains.filter(pl.col("version") <= version).sort("version")
+        versions, rows = self._domain_rows
         out: dict[str, str] = {}
-        for d, conf, removed in rows.select("domain", "configuration", "removed").iter_rows():
+        for d, conf, removed in rows[: bisect_right(versions, version)]:
             if d is None:
                 continue
             if removed:

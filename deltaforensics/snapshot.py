@@ -25,10 +25,14 @@ class Snapshot:
 
     def partition_values_logical(self) -> list[dict[str, str | None]]:
         """Per live file (in ``files`` order): logical column -> value, empty string as null."""
-        md = self.metadata
-        if not md.partition_columns:
+        if not self.metadata.partition_columns:
             return [{} for _ in range(self.files.height)]
-        pv_type = self.files.schema[PARTITION_VALUES]
+        return self.files.select(self.partition_value_exprs()).to_dicts()
+
+    def partition_value_exprs(self) -> list[pl.Expr]:
+        """One expression per logical partition column over ``files``: the value, "" as null."""
+        md = self.metadata
+        pv_type = self.files.schema.get(PARTITION_VALUES)
         fields = {f.name for f in pv_type.fields} if isinstance(pv_type, pl.Struct) else set()
         exprs = []
         for logical in md.partition_columns:
@@ -40,7 +44,7 @@ class Snapshot:
                 else pl.lit(None, pl.String)
             )
             exprs.append(pl.when(value == "").then(None).otherwise(value).alias(logical))
-        return self.files.select(exprs).to_dicts()
+        return exprs
 
     @property
     def clustering_columns(self) -> tuple[str, ...]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import polars as pl
@@ -17,7 +18,7 @@ from deltaforensics.conflicts.profiles import Profile, parse_isolation, profile_
 from deltaforensics.model.actions import Metadata, Protocol
 from deltaforensics.model.ids import IsolationLevel
 from deltaforensics.predicates.ir import TRUE, Predicate
-from deltaforensics.predicates.parse import parse_operation_predicates
+from deltaforensics.predicates.parse import ReadPredicateInfo, parse_operation_predicates
 from deltaforensics.predicates.partition import (
     partition_read_predicate,
     partition_read_predicate_for,
@@ -151,6 +152,16 @@ def _decode_params(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+# A log repeats the same writers and the same operationParameters texts thousands of times;
+# both lookups are pure functions of their (hashable) inputs and return frozen values.
+_profile_for = lru_cache(maxsize=256)(profile_for)
+
+
+@lru_cache(maxsize=4096)
+def _operation_predicates(operation: str, params_text: str | None) -> ReadPredicateInfo:
+    return parse_operation_predicates(operation, _decode_params(_json(params_text)))
+
+
 def effective_isolation(
     recorded: str | None, config: dict[str, str], profile: Profile
 ) -> tuple[IsolationLevel, str]:
@@ -229,12 +240,8 @@ def _drops_features(before: Protocol | None, after: Protocol) -> bool:
 def reconstruct_transactions(rep: Replay, *, profile: Profile | None = None) -> list[Transaction]:
     """One :class:`Transaction` per commit of the replay (commits with a commit file)."""
     files = rep.frames.files.filter(pl.col("source") == "commit")
-    adds_by_version = {
-        k[0]: g for k, g in files.filter(pl.col("action") == "add").group_by(["version"])
-    }
-    removes_by_version = {
-        k[0]: g for k, g in files.filter(pl.col("action") == "remove").group_by(["version"])
-    }
+    adds_by_version = _by_version(files.filter(pl.col("action") == "add"))
+    removes_by_version = _by_version(files.filter(pl.col("action") == "remove"))
     empty = files.clear()
     txns_by_version: dict[int, set[str]] = {}
     for v, app in rep.frames.txns.select("version", "app_id").iter_rows():
@@ -265,6 +272,12 @@ def reconstruct_transactions(rep: Replay, *, profile: Profile | None = None) -> 
     return out
 
 
+def _by_version(files: pl.DataFrame) -> dict[int, pl.DataFrame]:
+    """Rows per version in their original order: one partition pass, not a group iterator."""
+    parts = files.partition_by("version", maintain_order=True, as_dict=True)
+    return {int(k[0]): g for k, g in parts.items()}
+
+
 def _transaction(
     rep: Replay,
     row: dict[str, Any],
@@ -279,7 +292,7 @@ def _transaction(
 ) -> Transaction:
     v: int = row["version"]
     commit_info = _json(row["commit_info"]) or {}
-    profile = forced or profile_for(row["engine_info"], row["client_version"])
+    profile = forced or _profile_for(row["engine_info"], row["client_version"])
     read_version: int | None = row["read_version"]
     if read_version is not None and read_version >= 0:
         rv_source = "commitInfo.readVersion"
@@ -320,7 +333,15 @@ def _transaction(
         identity_only = str((tags or {}).get("delta.identity.schemaUpdate", "")).lower() == "true"
     drops = changes_protocol and _drops_features(prev_proto, rep.protocol_at(v))
     reads = _reads(
-        operation, params, row["is_blind_append"], profile, md, added, removed, changes_metadata
+        operation,
+        params,
+        row["is_blind_append"],
+        profile,
+        md,
+        added,
+        removed,
+        changes_metadata,
+        info=_operation_predicates(operation, row["operation_parameters"]),
     )
     config = md.configuration
     zorder = params.get("zOrderBy")
@@ -402,10 +423,13 @@ def _reads(
     added: pl.DataFrame,
     removed: pl.DataFrame,
     changes_metadata: bool,
+    *,
+    info: ReadPredicateInfo | None = None,
 ) -> Reads:
     """What the transaction read, per operation (semantics doc §A.2; delta-rs §A.9)."""
     cols = md.partition_columns
-    info = parse_operation_predicates(operation, params)
+    if info is None:
+        info = parse_operation_predicates(operation, params)
     unknown = any("not understood" in d for d in info.diagnostics)
     if profile.engine == "delta-rs":
         return _delta_rs_reads(operation, params, info, cols, unknown)

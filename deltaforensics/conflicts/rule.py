@@ -12,7 +12,7 @@ import polars as pl
 from deltaforensics.conflicts.profiles import Profile
 from deltaforensics.model.ids import IsolationLevel
 from deltaforensics.model.schemas import PARTITION_VALUES
-from deltaforensics.predicates.ir import Predicate
+from deltaforensics.predicates.ir import And, Predicate, column_refs, negation_normal_form
 from deltaforensics.predicates.stats import may_match_stats
 from deltaforensics.predicates.to_polars import to_polars
 from deltaforensics.replay import Replay
@@ -93,19 +93,53 @@ class RuleContext:
             types=self.loser.column_types,
             fields=_struct_fields(files),
         )
-        return files.filter(expr)
+        return filter_files(files, expr)
 
-    def stats_match(self, files: pl.DataFrame, predicate: Predicate) -> pl.DataFrame:
+    def stats_match(
+        self, files: pl.DataFrame, predicate: Predicate, *, of_history: bool = False
+    ) -> pl.DataFrame:
+        """``of_history``: ``files`` were cut from ``history.live_files_with_stats``, so the
+        statistics are decoded once on the history, not on every frame."""
         if files.is_empty():
             return files
-        expr = may_match_stats(
+        # The stats expression is the AND of its conjuncts, so first keeping the rows that pass
+        # the partition-only conjuncts (exact, no JSON) keeps exactly the same rows in the end,
+        # while the stats JSON is decoded only for files in the read partitions.
+        for part in _partition_conjuncts(predicate, self.loser.partition_columns):
+            files = filter_files(files, self._may_match(files, part, of_history=False))
+            if files.is_empty():
+                return files
+        return filter_files(files, self._may_match(files, predicate, of_history=of_history))
+
+    def _may_match(self, files: pl.DataFrame, predicate: Predicate, *, of_history: bool) -> pl.Expr:
+        decoded: dict[str, str] = {}
+        history = self.history
+        if of_history and history is not None and "stats" in files.columns:
+            # statistics decoded once on the history's lifecycle (live_files frames carry them)
+            wanted: set[str] = set()
+            self._stats_expr(files, predicate, {}, wanted)
+            if wanted:
+                decoded = {
+                    p: c for p, c in history.decode_stats(wanted).items() if c in files.columns
+                }
+        return self._stats_expr(files, predicate, decoded, None)
+
+    def _stats_expr(
+        self,
+        files: pl.DataFrame,
+        predicate: Predicate,
+        decoded: dict[str, str],
+        wanted: set[str] | None,
+    ) -> pl.Expr:
+        return may_match_stats(
             predicate,
             self.loser.partition_columns,
             name_map=self.loser.physical_names,
             types=self.loser.column_types,
             fields=_struct_fields(files),
+            decoded=decoded,
+            wanted=wanted,
         )
-        return files.filter(expr)
 
     @cached_property
     def read_files(self) -> pl.DataFrame | None:
@@ -125,18 +159,46 @@ class RuleContext:
             or rv > history.end_version
         ):
             return None
-        live = history.live_files(rv)
+        live = history.live_files_with_stats(rv)
         pred = self.read_predicate
         if self.profile.engine == "delta-rs":
             full = lo.full_predicate
             if full is not None and not self.read_whole_table:
-                live = self.stats_match(live, full)
+                live = self.stats_match(live, full, of_history=True)
         elif pred is not None and not self.read_whole_table and lo.partition_columns:
             live = self.partition_match(live, pred)
         cols = [c for c in removed.columns if c in live.columns]
         return pl.concat([live.select(cols), removed.select(cols)], how="vertical").unique(
             "path", keep="first"
         )
+
+
+def filter_files(files: pl.DataFrame, expr: pl.Expr) -> pl.DataFrame:
+    """``files.filter(expr)``, also when ``expr`` is a constant.
+
+    polars 2.1 fails on ``DataFrame.filter(lit(True).fill_null(False))`` for larger frames
+    ("filter predicate length of 2 doesn't match"), which a TRUE read predicate produces; the
+    mask is therefore computed first and a one-row mask applied to all rows.
+    """
+    mask = files.select(expr.alias("_mask")).to_series()
+    if mask.len() == 1 and files.height != 1:
+        return files if mask[0] is True else files.clear()
+    return files.filter(mask)
+
+
+def _partition_conjuncts(
+    predicate: Predicate, partition_columns: tuple[str, ...]
+) -> list[Predicate]:
+    nnf = negation_normal_form(predicate)
+    if not isinstance(nnf, And) or not partition_columns:
+        return []
+    keys = {c.lower() for c in partition_columns}
+    out: list[Predicate] = []
+    for part in nnf.parts:
+        refs = column_refs(part)
+        if refs and all(c.key in keys for c in refs):
+            out.append(part)
+    return out
 
 
 def _struct_fields(files: pl.DataFrame) -> list[str]:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -171,6 +173,105 @@ def snapshot_document(
         "files": files,
         "diagnostics": [d.to_dict() for d in diagnostics],
     }
+
+
+# json.dumps writes these characters as themselves; anything else (quote, backslash, control,
+# non-ASCII) is escaped, which only json.dumps itself does exactly.
+_PLAIN_JSON = r"^[ !#-\[\]-~]*$"
+
+
+def snapshot_json(
+    uri: str, snap: Snapshot, diagnostics: tuple[Diagnostic, ...], *, slice_rows: int = 100_000
+) -> str:
+    """``json.dumps(snapshot_document(...), indent=2, default=str)``, byte for byte."""
+    return "".join(snapshot_json_chunks(uri, snap, diagnostics, slice_rows=slice_rows))
+
+
+def snapshot_json_chunks(
+    uri: str, snap: Snapshot, diagnostics: tuple[Diagnostic, ...], *, slice_rows: int = 100_000
+) -> Iterator[str]:
+    """:func:`snapshot_json` in pieces, to be written one after another.
+
+    A snapshot of a million files would spend most of its time building one dict per file and
+    encoding it in Python, and hold the ~200 MB text several times over; here the ``files``
+    array is rendered by polars column-wise, a slice of rows at a time, when every string in it
+    needs no escaping, and by ``json.dumps`` otherwise.
+    """
+    head = snapshot_document(uri, replace(snap, files=snap.files.clear()), diagnostics)
+    head["num_files"] = snap.files.height
+    plain = _files_are_plain(snap)
+    yield "{\n"
+    for i, (key, value) in enumerate(head.items()):
+        yield ",\n" if i else ""
+        yield f"  {json.dumps(key)}: "
+        if key == "files" and snap.files.height and plain:
+            yield from _files_json(snap, slice_rows)
+        elif key == "files" and snap.files.height:
+            full = snapshot_document(uri, snap, diagnostics)["files"]
+            yield json.dumps(full, indent=2, default=str).replace("\n", "\n  ")
+        else:
+            yield json.dumps(value, indent=2, default=str).replace("\n", "\n  ")
+    yield "\n}"
+
+
+def _file_columns(snap: Snapshot) -> pl.DataFrame:
+    return snap.files.select(
+        pl.col("path"), pl.col("size"), pl.col("dv_id"), *snap.partition_value_exprs()
+    )
+
+
+def _files_are_plain(snap: Snapshot) -> bool:
+    """Whether every string of the files array is written by json.dumps as itself."""
+    if snap.files.is_empty():
+        return True
+    columns = snap.metadata.partition_columns
+    strings = [pl.col("path"), pl.col("dv_id"), *(pl.col(c) for c in columns)]
+    return bool(
+        _file_columns(snap)
+        .select(pl.all_horizontal(s.is_null() | s.str.contains(_PLAIN_JSON) for s in strings).all())
+        .item()
+    )
+
+
+def _files_json(snap: Snapshot, slice_rows: int) -> Iterator[str]:
+    """The ``files`` array at indent level 1 (its strings need no escaping), in slices."""
+    columns = snap.metadata.partition_columns
+    frame = _file_columns(snap)
+
+    def text(col: str) -> pl.Expr:
+        return (
+            pl.when(pl.col(col).is_null())
+            .then(pl.lit("null"))
+            .otherwise(pl.concat_str([pl.lit('"'), pl.col(col), pl.lit('"')]))
+        )
+
+    if columns:
+        entries = [pl.concat_str([pl.lit(f"        {json.dumps(c)}: "), text(c)]) for c in columns]
+        pv = pl.concat_str(
+            [pl.lit("{\n"), pl.concat_str(entries, separator=",\n"), pl.lit("\n      }")]
+        )
+    else:
+        pv = pl.lit("{}")
+    dv = pl.when(pl.col("dv_id") == "").then(None).otherwise(pl.col("dv_id"))
+    item = pl.concat_str(
+        [
+            pl.lit('    {\n      "path": '),
+            text("path"),
+            pl.lit(',\n      "partition_values": '),
+            pv,
+            pl.lit(',\n      "size": '),
+            pl.col("size").cast(pl.String).fill_null("null"),
+            pl.lit(',\n      "deletion_vector": '),
+            text("dv_id"),
+            pl.lit("\n    }"),
+        ]
+    )
+    yield "[\n"
+    for offset in range(0, frame.height, slice_rows):
+        part = frame.slice(offset, slice_rows).with_columns(dv.alias("dv_id"))
+        yield ",\n" if offset else ""
+        yield str(part.select(item.str.join(",\n")).item())
+    yield "\n  ]"
 
 
 def snapshot_text(doc: dict[str, Any]) -> str:

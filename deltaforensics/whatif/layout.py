@@ -18,6 +18,7 @@ footprint (``whatif_unknown``); a current partition column keeps its exact value
 from __future__ import annotations
 
 import json
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
@@ -89,8 +90,20 @@ def _sort_key(value: str, kind: str) -> tuple[int, float, str]:
     return (0, 0.0, value)
 
 
-def _span(lo: str, hi: str, kind: str, universe: tuple[str, ...]) -> list[str] | None:
-    """Values of one column a file with this min/max may hold; None when too many."""
+def _span(
+    lo: str,
+    hi: str,
+    kind: str,
+    universe: tuple[str, ...],
+    keys: Sequence[tuple[int, float, str]] | None = None,
+    limit: int | None = None,
+) -> list[str] | None:
+    """Values of one column a file with this min/max may hold; None when too many.
+
+    ``keys`` are the universe's sort keys (the universe is sorted by them), so the observed
+    values within ``lo .. hi`` are one slice found by bisection instead of a scan per file; a
+    slice longer than ``limit`` is "too many" without being copied.
+    """
     try:
         if kind == "date":
             first, last = date.fromisoformat(lo[:10]), date.fromisoformat(hi[:10])
@@ -107,6 +120,12 @@ def _span(lo: str, hi: str, kind: str, universe: tuple[str, ...]) -> list[str] |
         pass
     low, high = _sort_key(lo, kind), _sort_key(hi, kind)
     open_top = kind == "str" and len(hi) >= _STRING_PREFIX_LENGTH
+    if keys is not None:
+        start = bisect_left(keys, low)
+        stop = len(keys) if open_top else bisect_right(keys, high)
+        if limit is not None and stop - start > limit:
+            return None
+        return list(universe[start:stop]) or [lo]
     found = [
         u
         for u in universe
@@ -143,6 +162,7 @@ class Relabeler:
         self._spans: dict[
             tuple[str, str | None, str | None, bool, bool], list[str | None] | None
         ] = {}
+        self._keys: dict[str, list[tuple[int, float, str]]] = {}
         self._stats = add_stats(replay)
         self.files = self.frame(replay.frames.files)  # the whole history, re-labelled once
         committed = self.files.filter(pl.col("source") == "commit")
@@ -235,7 +255,10 @@ class Relabeler:
             elif lo is None or hi is None:
                 found = None
             else:
-                values = _span(lo, hi, kind, self.layout.universe.get(col, ()))
+                universe = self.layout.universe.get(col, ())
+                if col not in self._keys:
+                    self._keys[col] = [_sort_key(u, kind) for u in universe]
+                values = _span(lo, hi, kind, universe, self._keys[col], MAX_SPAN)
                 found = None if values is None or len(values) > MAX_SPAN else list(values)
                 if found is not None and has_null:
                     found.append(None)
