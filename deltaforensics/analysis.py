@@ -159,9 +159,6 @@ def _concerns(err: LogCorruptError, names: tuple[str, ...]) -> bool:
     return err.path.startswith("_sidecars/") or any(n in err.path for n in names)
 
 
-DEFAULT_RECOMMENDATIONS_WINDOW = 2000  # commits; see _with_recommendations
-
-
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ConflictAnalysis:
     """Everything ``explain`` reports, before formatting."""
@@ -202,7 +199,6 @@ def analyze(
     error_texts: Sequence[tuple[str, str]] = (),
     attempts: Sequence[AttemptSpec] = (),
     recommendations: bool = True,
-    recommendations_window: int = DEFAULT_RECOMMENDATIONS_WINDOW,
 ) -> ConflictAnalysis:
     """Replay the retained history, rebuild per-commit transactions, re-check every race."""
     loaded = load(store, version=to_version, mode="history", engine=engine)
@@ -213,7 +209,6 @@ def analyze(
         error_texts=error_texts,
         attempts=attempts,
         recommendations=recommendations,
-        recommendations_window=recommendations_window,
     )
 
 
@@ -225,7 +220,6 @@ def analyze_loaded(
     error_texts: Sequence[tuple[str, str]] = (),
     attempts: Sequence[AttemptSpec] = (),
     recommendations: bool = True,
-    recommendations_window: int = DEFAULT_RECOMMENDATIONS_WINDOW,
 ) -> ConflictAnalysis:
     """The analysis of an already replayed history (from the log, or from an audit's state)."""
     from deltaforensics.conflicts.checker import find_races  # noqa: PLC0415
@@ -295,44 +289,10 @@ def analyze_loaded(
     )
     if not recommendations:
         return result
-    return _with_recommendations(result, recommendations_window)
-
-
-def _with_recommendations(result: ConflictAnalysis, window: int) -> ConflictAnalysis:
-    """Recommendations measured on the newest ``window`` commits (0: the whole history).
-
-    Their cost grows with commits x writers x candidate changes, so a long history is measured
-    on its recent part; the window is stated in each recommendation and in a W606 diagnostic.
-    """
     from deltaforensics.whatif.recommend import recommend  # noqa: PLC0415
 
-    txns = result.transactions
-    basis = result
-    span: dict[str, int] | None = None
-    if window and len(txns) > window:
-        recent = txns[-window:]
-        first = next((t.version for t in recent if t.version is not None), 0)
-        basis = replace(
-            result,
-            transactions=tuple(recent),
-            races=tuple(r for r in result.races if r.version >= first),
-        )
-        span = {"first_version": first, "last_version": result.loaded.replay.end_version}
-    advice = recommend(basis, attempts=observed_attempts(result))
-    diags = result.diagnostics
-    if span is not None:
-        for entry in advice:
-            entry["evaluated_on"]["window"] = {**span, "commits": window}
-        diags += (
-            info(
-                "W606",
-                f"recommendations measured on the newest {window} of {len(txns)} commits "
-                f"(v{span['first_version']}..v{span['last_version']}); "
-                "--recommendations-window 0 measures the whole history",
-                span["first_version"],
-            ),
-        )
-    return replace(result, recommendations=tuple(advice), diagnostics=diags)
+    advice = recommend(result, attempts=observed_attempts(result))
+    return replace(result, recommendations=tuple(advice))
 
 
 def observed_attempts(analysis: ConflictAnalysis) -> list[tuple[Any, tuple[Any, ...], str]]:

@@ -133,22 +133,6 @@ TxnOpt = Annotated[
     str | None,
     typer.Option("--txn", help="The attempt's own application transaction APPID:VERSION."),
 ]
-DEFAULT_WINDOW = 2000  # = analysis.DEFAULT_RECOMMENDATIONS_WINDOW (checked by a test)
-RecommendationsOpt = Annotated[
-    bool,
-    typer.Option(
-        "--recommendations/--no-recommendations",
-        help="Measure the what-if recommendations (the slow part on long histories).",
-    ),
-]
-RecommendationsWindowOpt = Annotated[
-    int,
-    typer.Option(
-        "--recommendations-window",
-        min=0,
-        help="Measure recommendations on the newest N commits (0: the whole history).",
-    ),
-]
 OverwriteModeOpt = Annotated[
     str | None,
     typer.Option(
@@ -392,8 +376,6 @@ def explain(
     storage_option: StorageOption = None,
     storage_options_file: StorageOptionsFile = None,
     redact: RedactOpt = False,
-    recommendations: RecommendationsOpt = True,
-    recommendations_window: RecommendationsWindowOpt = DEFAULT_WINDOW,
 ) -> None:
     """Races and conflicts in the table's history, which rule of Delta's checker decides them, and why."""
     STATE.redact = redact
@@ -428,8 +410,6 @@ def explain(
             error_texts=texts,
             attempts=specs,
             engine=_engine(store, engine, spark_master, spark_conf),
-            recommendations=recommendations,
-            recommendations_window=recommendations_window,
         )
     doc = _redacted(
         explain_document(analysis), redact, (t.commit_info for t in analysis.transactions)
@@ -715,14 +695,6 @@ def audit(
             help="Run the what-if recommendations per table (default: the config's, else on).",
         ),
     ] = None,
-    recommendations_window: Annotated[
-        int | None,
-        typer.Option(
-            "--recommendations-window",
-            min=0,
-            help="Measure recommendations on the newest N commits (0: all; default: the config's, else 2000).",
-        ),
-    ] = None,
     redact: RedactOpt = False,
     jobs: Annotated[
         int,
@@ -751,11 +723,6 @@ def audit(
     STATE.redact = redact
     settings = AuditSettings(
         recommendations=cfg.recommendations if recommendations is None else recommendations,
-        recommendations_window=next(
-            w
-            for w in (recommendations_window, cfg.recommendations_window, DEFAULT_WINDOW)
-            if w is not None
-        ),
         redact=_document_redactor() if redact else None,
     )
     state_dir = state.resolve() if state is not None else cfg.state

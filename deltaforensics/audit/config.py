@@ -7,7 +7,6 @@ A TOML file, paths in it relative to the file itself::
     profile = "databricks"          # optional default engine profile for every table
     fail_on = ["conflict"]          # optional default for --fail-on
     recommendations = true          # optional: run the what-if recommendations
-    recommendations_window = 2000   # optional: measured on the newest N commits (0: all)
 
     [storage.lake]                  # a named set of storage options
     account_name = "myaccount"
@@ -36,16 +35,7 @@ from deltaforensics.errors import UsageError
 from deltaforensics.report.gates import FAIL_ON_CHOICES
 
 NAME_SHAPE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
-_TOP_KEYS = {
-    "output",
-    "state",
-    "profile",
-    "fail_on",
-    "recommendations",
-    "recommendations_window",
-    "storage",
-    "tables",
-}
+_TOP_KEYS = {"output", "state", "profile", "fail_on", "recommendations", "storage", "tables"}
 _TABLE_KEYS = {"name", "uri", "storage", "profile"}
 
 
@@ -67,7 +57,6 @@ class AuditConfig:
     state: Path | None = None
     fail_on: tuple[str, ...] = ()
     recommendations: bool = True
-    recommendations_window: int | None = None  # None: the analysis default
 
 
 def load_config(path: Path, environ: Mapping[str, str]) -> AuditConfig:
@@ -94,11 +83,6 @@ def parse_config(text: str, *, source: str, base: Path, environ: Mapping[str, st
     recommendations = doc.get("recommendations", True)
     if not isinstance(recommendations, bool):
         raise UsageError(f"{source}: recommendations must be true or false")
-    window = doc.get("recommendations_window")
-    if window is not None and (
-        not isinstance(window, int) or isinstance(window, bool) or window < 0
-    ):
-        raise UsageError(f"{source}: recommendations_window must be a whole number >= 0")
     storage = _storage_sets(doc.get("storage", {}), source, base, environ)
     raw_tables = doc.get("tables")
     if not isinstance(raw_tables, list) or not raw_tables:
@@ -151,7 +135,6 @@ def parse_config(text: str, *, source: str, base: Path, environ: Mapping[str, st
         state=state,
         fail_on=fail_on,
         recommendations=recommendations,
-        recommendations_window=window,
     )
 
 

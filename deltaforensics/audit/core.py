@@ -12,7 +12,7 @@ from typing import Any
 
 import polars as pl
 
-from deltaforensics.analysis import DEFAULT_RECOMMENDATIONS_WINDOW, LoadedLog, analyze_loaded
+from deltaforensics.analysis import LoadedLog, analyze_loaded
 from deltaforensics.audit.config import TableSpec
 from deltaforensics.audit.datasets import build_datasets
 from deltaforensics.audit.incremental import ReadPlan, TableState, merge_frames
@@ -31,7 +31,6 @@ Document = dict[str, Any]
 class AuditSettings:
     fail_on: tuple[str, ...] = ()
     recommendations: bool = True
-    recommendations_window: int = DEFAULT_RECOMMENDATIONS_WINDOW
     redact: Callable[[Document], Document] | None = None  # applied to the report before use
 
 
@@ -107,10 +106,7 @@ def audit_frames(
         diagnostics=plan.diagnostics + diagnostics,
     )
     analysis = analyze_loaded(
-        loaded,
-        profile_name=spec.profile,
-        recommendations=settings.recommendations,
-        recommendations_window=settings.recommendations_window,
+        loaded, profile_name=spec.profile, recommendations=settings.recommendations
     )
     report = explain_document(analysis)
     commits = replay.commits

@@ -39,7 +39,6 @@ CODES: dict[str, str] = {
     "W603": "change-not-applicable",
     "W604": "baseline-not-reproduced",
     "W605": "change-is-a-metadata-commit",
-    "W606": "recommendations-windowed",
     "W701": "audit-state-discarded",
     "W702": "history-kept-beyond-retention",
 }

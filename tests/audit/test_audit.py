@@ -306,7 +306,6 @@ def test_fail_on_from_the_config_and_the_flag_overrides_it(
         ('fail_on = ["everything"]\n[[tables]]\nuri = "x"\n', "fail_on 'everything'"),
         ('recommendations = "yes"\n[[tables]]\nuri = "x"\n', "recommendations must be"),
         ('[[tables]]\nuri = "x"\nprofile = "oracle-9"\n', "tables[1].profile: "),
-        ('recommendations_window = -1\n[[tables]]\nuri = "x"\n', "recommendations_window must"),
     ],
 )
 def test_config_mistakes_are_one_line_usage_errors(
