@@ -376,6 +376,13 @@ def explain(
     storage_option: StorageOption = None,
     storage_options_file: StorageOptionsFile = None,
     redact: RedactOpt = False,
+    recommendations: Annotated[
+        bool,
+        typer.Option(
+            "--recommendations/--no-recommendations",
+            help="Measure the what-if recommendations (the slow part on long histories).",
+        ),
+    ] = True,
 ) -> None:
     """Races and conflicts in the table's history, which rule of Delta's checker decides them, and why."""
     STATE.redact = redact
@@ -410,6 +417,7 @@ def explain(
             error_texts=texts,
             attempts=specs,
             engine=_engine(store, engine, spark_master, spark_conf),
+            recommendations=recommendations,
         )
     doc = _redacted(
         explain_document(analysis), redact, (t.commit_info for t in analysis.transactions)

@@ -144,3 +144,20 @@ def test_explain_fail_on_sets_the_exit_code(
     code, out, err = run(capsys, "explain", table, "--format", "json", *flags)
     assert code == expected, err
     assert json.loads(out)["anomalies"]
+
+
+def test_explain_without_recommendations_keeps_everything_else(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from tests.conftest import SAMPLE_LOGS
+
+    table = str(SAMPLE_LOGS / "merge_without_partition_literal")
+    _, out, _ = run(capsys, "explain", table, "--format", "json")
+    full = json.loads(out)
+    code, out, err = run(capsys, "explain", table, "--format", "json", "--no-recommendations")
+    assert code == 0, err
+    bare = json.loads(out)
+    assert full["recommendations"] and bare["recommendations"] == []
+    assert {k: v for k, v in bare.items() if k != "recommendations"} == {
+        k: v for k, v in full.items() if k != "recommendations"
+    }
