@@ -34,10 +34,10 @@ from typing import Any
 import polars as pl
 
 from deltaforensics.audit.config import AuditConfig, TableSpec
-from deltaforensics.audit.core import AuditSettings, TableOutcome, audit_frames
+from deltaforensics.audit.core import AuditSettings, TableOutcome
 from deltaforensics.audit.datasets import build_datasets
 from deltaforensics.audit.incremental import plan_read
-from deltaforensics.audit.run import read_table
+from deltaforensics.audit.run import analyse_read, read_table
 from deltaforensics.audit.state import read_state
 from deltaforensics.engines.spark_engine import spark_log_uri
 from deltaforensics.engines.spark_fleet import FleetTable, run_fleet
@@ -168,14 +168,4 @@ def _plan(spec: TableSpec, state_dir: Path | None) -> FleetTable | None:
 
 def _audit_table(settings: AuditSettings, store: LogStore, work: _TableWork) -> TableOutcome:
     """``run_audit``'s own read and analysis: on an executor over the fetched files, or here."""
-    read = read_table(work.spec, store, work.state_dir)
-    return audit_frames(
-        work.spec,
-        read.listing,
-        read.plan,
-        read.new,
-        read.prior,
-        settings,
-        read_diagnostics=read.diagnostics,
-        commit_files_read=read.files_read,
-    )
+    return analyse_read(work.spec, read_table(work.spec, store, work.state_dir), settings)

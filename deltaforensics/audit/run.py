@@ -159,7 +159,7 @@ def _audit_one(
         if isinstance(source, Exception):
             raise source
         outcome = (
-            source if isinstance(source, TableOutcome) else _analyse(*source.result(), settings)
+            source if isinstance(source, TableOutcome) else analyse_read(*source.result(), settings)
         )
         _write_outcome(out, state_dir, outcome)
     except DeltaForensicsError as exc:
@@ -198,7 +198,8 @@ def _failure(exc: BaseException, code: int, secrets: list[str]) -> dict[str, Any
     return {"status": "failed", "exit_code": code, "error": redact_secrets(message, secrets)}
 
 
-def _analyse(spec: TableSpec, read: TableRead, settings: AuditSettings) -> TableOutcome:
+def analyse_read(spec: TableSpec, read: TableRead, settings: AuditSettings) -> TableOutcome:
+    """One table's analysis from what :func:`read_table` read (both engines call it)."""
     return audit_frames(
         spec,
         read.listing,
