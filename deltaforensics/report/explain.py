@@ -7,6 +7,7 @@ from typing import Any
 
 from deltaforensics import __version__
 from deltaforensics.analysis import ConflictAnalysis
+from deltaforensics.whatif.transform import touched_partitions
 
 FORMAT_VERSION = 1
 
@@ -104,12 +105,7 @@ def involved_versions(
 
 def commit_entry(t: Any) -> dict[str, Any]:
     """The details of one commit that a reader needs to recognise it."""
-    touched: list[dict[str, str | None]] = []
-    for frame in (t.added, t.removed):
-        if "partition_values" in frame.columns and frame.height:
-            for pv in frame["partition_values"].unique(maintain_order=True).to_list():
-                if pv and pv not in touched:
-                    touched.append(pv)
+    touched = touched_partitions(t)
     ci = t.commit_info
     return {
         "version": t.version,
