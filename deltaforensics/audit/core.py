@@ -61,30 +61,27 @@ def audit_frames(
         if new is None:
             raise ValueError("a full read needs the frames it read")
         frames = new
-        diagnostics = read_diagnostics
     else:
         if prior is None:
             raise ValueError(f"a {plan.mode} read needs the prior state")
         frames = merge_frames(prior.frames, new) if new is not None else prior.frames
-        diagnostics = read_diagnostics
     replay = Replay(spec.uri, frames)
+    first = replay.first_version
+    oldest_listed = min(listing.commits, default=None)
+    kept_earlier = (
+        oldest_listed is not None
+        and bool(frames.commit_versions)
+        and frames.commit_versions[0] < oldest_listed
+    )
+    diagnostics = read_diagnostics
     if plan.mode != "full":  # what a full read would say of this listing, and of the content
-        kept_earlier = bool(listing.commits) and frames.commit_versions[:1] < (
-            min(listing.commits),
-        )
         diagnostics += tuple(
             d
             for d in diagnose_listing(listing, frames.end_version, None, frozenset())
             if not (kept_earlier and d.code == "W107")
         )
         diagnostics += tuple(content_diagnostics(replay))
-    oldest_listed = min(listing.commits, default=None)
-    first = replay.first_version
-    if (
-        oldest_listed is not None
-        and frames.commit_versions
-        and frames.commit_versions[0] < oldest_listed
-    ):
+    if kept_earlier and oldest_listed is not None:
         diagnostics += (
             info(
                 "W702",

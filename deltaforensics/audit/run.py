@@ -30,7 +30,7 @@ from deltaforensics.audit.config import AuditConfig, TableSpec
 from deltaforensics.audit.core import AuditSettings, TableOutcome, audit_frames
 from deltaforensics.audit.datasets import DATASETS
 from deltaforensics.audit.incremental import ReadPlan, TableState, commit_frames, plan_read
-from deltaforensics.audit.state import read_state, write_state
+from deltaforensics.audit.state import read_state, write_parquet, write_state
 from deltaforensics.errors import DeltaForensicsError, UsageError
 from deltaforensics.log.commits import read_commits
 from deltaforensics.log.listing import LogListing, list_log
@@ -217,11 +217,8 @@ def _write_outcome(out: Path, state_dir: Path | None, outcome: TableOutcome) -> 
     _write_text(out / "reports" / f"{name}.json", json.dumps(outcome.report, indent=2) + "\n")
     for dataset in DATASETS:
         path = out / "datasets" / dataset / f"table={name}" / "part-0.parquet"
-        _mkdir(path.parent)
-        tmp = path.with_suffix(".tmp")
         try:
-            outcome.datasets[dataset].write_parquet(tmp)
-            tmp.replace(path)
+            write_parquet(outcome.datasets[dataset], path)
         except OSError as exc:
             raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
     if state_dir is not None and outcome.read.get("mode") != "unchanged":

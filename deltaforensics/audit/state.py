@@ -103,11 +103,7 @@ def write_state(root: Path, table: str, state: TableState, commits: pl.DataFrame
     parts["commits"] = commits
     try:
         for kind, frame in parts.items():
-            path = _part_path(root, kind, table, end)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(".tmp")
-            frame.write_parquet(tmp)
-            tmp.replace(path)
+            write_parquet(frame, _part_path(root, kind, table, end))
         meta: dict[str, Any] = {
             "format_version": STATE_FORMAT_VERSION,
             "table": table,
@@ -131,6 +127,14 @@ def write_state(root: Path, table: str, state: TableState, commits: pl.DataFrame
     if previous is not None and previous != end:
         for kind in parts:
             _part_path(root, kind, table, previous).unlink(missing_ok=True)
+
+
+def write_parquet(frame: pl.DataFrame, path: Path) -> None:
+    """Write ``frame`` to ``path`` atomically (a reader sees the old file or the new one)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    frame.write_parquet(tmp)
+    tmp.replace(path)
 
 
 def _current_end(meta_file: Path) -> int | None:
