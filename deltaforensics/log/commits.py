@@ -86,7 +86,8 @@ def read_commits(blobs: Sequence[tuple[int, str, bytes]]) -> pl.DataFrame:
     polars re-serialises an object read into a String column without escaping backslashes,
     tabs or control characters inside its string values (measured: only ``\\"``, ``\\/`` and
     ``\\n`` survive), so a file whose JSON holds any other escape (JSON text nested in a string,
-    as delta-rs CREATE TABLE writes) is read by the exact path instead.
+    as delta-rs CREATE TABLE writes) is read by the exact path instead; and without escaping a
+    quote inside an object key, which is caught in its output (:func:`_mangled_key_versions`).
     """
     if any(
         data[:1] != b"{" and (b := _body(data)) and not b.startswith(b"{") for _, _, data in blobs
@@ -106,10 +107,32 @@ def read_commits(blobs: Sequence[tuple[int, str, bytes]]) -> pl.DataFrame:
             return _read_exactly(blobs)
         if raw["_v"].null_count():
             return _read_exactly(blobs)
+    mangled = _mangled_key_versions(raw)
+    if mangled:  # keys holding a quote: those files go through the exact path too
+        raw = raw.filter(~pl.col("_v").is_in(sorted(mangled)))
+        exact = sorted(set(exact) | {i for i, (v, _, _) in enumerate(blobs) if v in mangled})
     if not exact:
         return raw
     patched = pl.concat([raw, _read_exactly([blobs[i] for i in exact])], how="vertical")
     return patched.sort("_v", maintain_order=True)
+
+
+# In text polars re-serialised from a JSON object, every quote is structural (after `{ [ , :`
+# or a space, before `: , } ]`) or escaped. A quote with other neighbours on both sides is one
+# that polars failed to escape: it does so for quotes inside object *keys* (measured, 2.1).
+_UNESCAPED_QUOTE = r'[^\\{\[:,\s]"[^:,}\]]'
+_OBJECT_TEXT = ("commitInfo", "metaData", "protocol", "checkpointMetadata")
+_OBJECT_FIELDS = (("add", "partitionValues"), ("add", "tags"), ("remove", "partitionValues"))
+
+
+def _mangled_key_versions(raw: pl.DataFrame) -> set[int]:
+    """Versions whose objects polars re-serialised with an unescaped quote in a key."""
+    if raw.is_empty():
+        return set()
+    texts = [pl.col(c) for c in _OBJECT_TEXT if c in raw.columns]
+    texts += [pl.col(a).struct.field(f) for a, f in _OBJECT_FIELDS if a in raw.columns]
+    hit = pl.any_horizontal(t.str.contains(_UNESCAPED_QUOTE).fill_null(False) for t in texts)
+    return set(raw.filter(hit)["_v"].unique().to_list())
 
 
 def _read_exactly(blobs: Sequence[tuple[int, str, bytes]]) -> pl.DataFrame:

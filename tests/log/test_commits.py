@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -44,3 +45,22 @@ def test_any_commit_info_round_trips_exactly(params: dict[str, object]) -> None:
     info = {"operation": "WRITE", "operationParameters": params}
     frame = read_commits([(0, "0.json", json.dumps({"commitInfo": info}).encode())])
     assert json.loads(frame["commitInfo"][0]) == info
+
+
+@pytest.mark.parametrize(
+    "info",
+    [
+        {"operation": "WRITE", "operationParameters": {'"': ""}},
+        {'k"': 1, "v": 'a"b'},
+        {'a"b': {"c": 'd"e'}, "list": ['"', ""]},
+    ],
+    ids=["quote-key", "quote-key-end", "nested"],
+)
+def test_a_quote_inside_an_object_key_survives(info: dict[str, object]) -> None:
+    """polars 2.1 re-serialises object keys without escaping quotes; such files are re-read."""
+    line = json.dumps({"commitInfo": info}).encode() + b"\n"
+    other = json.dumps({"commitInfo": {"operation": "WRITE", "p": '["date"]'}}).encode() + b"\n"
+    frame = read_commits([(0, "0.json", other), (1, "1.json", line)])
+    assert frame["_v"].to_list() == [0, 1]
+    assert json.loads(frame["commitInfo"][1]) == info
+    assert json.loads(frame["commitInfo"][0])["p"] == '["date"]'
