@@ -146,12 +146,56 @@ def _faithful_and(parts: list[Predicate]) -> Predicate:
     return flat[0] if len(flat) == 1 else And(flat)
 
 
-@functools.lru_cache(maxsize=4096)  # logs repeat the same few conditions; results are immutable
+# --- conjunctions of column-literal comparisons, parsed once per shape ----------------------
+# Most recorded conditions are ``col = 'value' AND other = 'value'`` with different values
+# (a partition per run): sqlglot parses each *shape* once, with placeholder literals, and the
+# values are put back in order. Only texts of this grammar take the shortcut, and only when
+# the shape's parse is exactly comparisons of a column with one of the placeholders; anything
+# else (a keyword used as a name, a function-like name) goes the general way.
+_SIMPLE_OPERAND = r"(?:'[^'\\]*'|(?<![\w.])\d+(?![\w.]))"
+_SIMPLE_COMPARISON = rf"[A-Za-z_]\w*\s*(?:=|!=|<>|<=|>=|<|>)\s*{_SIMPLE_OPERAND}"
+_SIMPLE_CONJUNCTION = re.compile(
+    rf"\s*{_SIMPLE_COMPARISON}(?:\s+AND\s+{_SIMPLE_COMPARISON})*\s*", re.IGNORECASE
+)
+_SIMPLE_LITERAL = re.compile(_SIMPLE_OPERAND)
+
+
+def _from_shape(text: str) -> Predicate | None:
+    literals = _SIMPLE_LITERAL.findall(text)
+    shape = _SIMPLE_LITERAL.sub(lambda m: "''" if m.group(0)[0] == "'" else "0", text)
+    template = _parse_general(shape)
+    parts = template.parts if isinstance(template, And) else (template,)
+    if len(parts) != len(literals):
+        return None
+    out: list[Predicate] = []
+    for part, literal in zip(parts, literals, strict=True):
+        placeholder = Literal("") if literal[0] == "'" else Literal(0)
+        if not (
+            isinstance(part, Compare)
+            and isinstance(part.left, Column)
+            and part.right == placeholder
+        ):
+            return None
+        value = Literal(literal[1:-1]) if literal[0] == "'" else Literal(int(literal))
+        out.append(Compare(part.op, part.left, value))
+    return And(tuple(out)) if isinstance(template, And) else out[0]
+
+
+@functools.lru_cache(maxsize=1 << 16)  # logs repeat the same conditions; results are immutable
 def _parse_sql(text: str) -> Predicate:
     if len(text) > _MAX_CHARS:
         return Unknown(text[:1000], f"predicate longer than {_MAX_CHARS} characters")
     if _depth(text) > _MAX_DEPTH:
         return Unknown(text, f"nested deeper than {_MAX_DEPTH} parentheses")
+    if _SIMPLE_CONJUNCTION.fullmatch(text):
+        found = _from_shape(text)
+        if found is not None:
+            return found
+    return _parse_general(text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_general(text: str) -> Predicate:
     candidates: list[tuple[str, frozenset[str]]] = []
     if _RESOLVED.search(_STRING.sub("''", text)) or _MORE_FIELDS.search(text):
         candidates.append(_normalise_simple_string(text))

@@ -26,6 +26,7 @@ from deltaforensics.predicates import (
     parse_operation_predicates,
     parse_predicate,
 )
+from deltaforensics.predicates import parse as parse_module
 from deltaforensics.predicates.ir import column_refs, walk
 from tests.predicates.test_to_polars import LITERAL_VALUES
 
@@ -313,3 +314,90 @@ def test_known_corpus_predicates(corpus_dir: Path, raw: str, expected: Predicate
     params = [info["operationParameters"] for _, info in corpus_commit_infos(corpus_dir)]
     assert any(isinstance(p, dict) and p.get("predicate") == raw for p in params), raw
     assert parse_predicate(raw) == expected
+
+
+# --- the per-shape shortcut gives exactly what the general parser gives -----------------------
+_NAMES = st.sampled_from(
+    [
+        "date",
+        "country",
+        "id",
+        "p",
+        "Year",
+        "current_date",
+        "true",
+        "null",
+        "and",
+        "in",
+        "not",
+        "like",
+        "between",
+        "is",
+        "interval",
+        "timestamp",
+        "x_1",
+        "_c",
+        "case",
+        "end",
+        "select",
+    ]
+)
+_OPERANDS = st.one_of(
+    st.text(alphabet=st.characters(blacklist_characters="'\\", codec="utf-8"), max_size=12).map(
+        lambda s: f"'{s}'"
+    ),
+    st.integers(min_value=0, max_value=10**20).map(str),
+    st.sampled_from(["007", "0", "1e3", "-5", "5.0", "TRUE", "NULL", "'a''b'"]),
+)
+_COMPARISONS = st.tuples(
+    _NAMES,
+    st.sampled_from(["=", "!=", "<>", "<", "<=", ">", ">="]),
+    _OPERANDS,
+    st.sampled_from(["", " ", "  "]),
+).map(lambda t: f"{t[0]}{t[3]}{t[1]}{t[3]}{t[2]}")
+_CONJUNCTIONS = st.lists(_COMPARISONS, min_size=1, max_size=4).flatmap(
+    lambda parts: st.sampled_from([" AND ", " and ", " OR ", "  AND\n"]).map(
+        lambda sep: sep.join(parts)
+    )
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_CONJUNCTIONS)
+def test_shape_shortcut_equals_the_general_parser(text: str) -> None:
+    assert parse_module._parse_sql.__wrapped__(text) == parse_module._parse_general.__wrapped__(
+        text
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "date = '2024-05-10' AND country = 'US'",
+        "current_date = '2024-01-01'",
+        "true = 'x' AND id = 5",
+        "id = 007",
+        "a <> 'b' and c >= 10",
+    ],
+)
+def test_shape_shortcut_on_known_shapes(text: str) -> None:
+    assert parse_module._parse_sql.__wrapped__(text) == parse_module._parse_general.__wrapped__(
+        text
+    )
+    assert parse_module._SIMPLE_CONJUNCTION.fullmatch(text)
+
+
+@pytest.mark.corpus
+def test_shape_shortcut_equals_the_general_parser_on_the_corpus(corpus_dir: Path) -> None:
+    texts = {
+        v
+        for _, info in corpus_commit_infos(corpus_dir)
+        for v in (info["operationParameters"] or {}).values()
+        if isinstance(v, str)
+    }
+    shortcut = [t for t in texts if parse_module._SIMPLE_CONJUNCTION.fullmatch(t.strip())]
+    assert shortcut, "the corpus has simple conjunctions"
+    for t in shortcut:
+        assert parse_module._parse_sql.__wrapped__(
+            t.strip()
+        ) == parse_module._parse_general.__wrapped__(t.strip()), t
