@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import time
 from bisect import bisect_right
-from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -158,34 +157,32 @@ class Replay:
     def protocol_versions(self) -> list[int]:
         return list(self._protocols.versions)
 
-    def decode_stats(self, paths: Iterable[str]) -> dict[str, str]:
-        """Add ``str.json_path_match(path)`` of the stats text to the lifecycle, once per path.
-
-        Returns path -> column name for every decoded path; later :meth:`live_files` frames
-        carry these columns, so checking many snapshots decodes each statistic once.
-        """
-        done: dict[str, str] = self.__dict__.setdefault("_decoded_stats", {})
-        missing = sorted(set(paths) - set(done))
-        if missing:
-            lc = self.lifecycle
-            names = {p: f"_stat{len(done) + i}" for i, p in enumerate(missing)}
-            lc = lc.with_columns(
-                pl.col("stats").str.json_path_match(p).alias(n) for p, n in names.items()
-            )
-            self.__dict__["lifecycle"] = lc
-            done.update(names)
-        return dict(done)
-
     def live_files(self, version: int) -> pl.DataFrame:
-        live = self.live_files_with_stats(version)
-        decoded = self.__dict__.get("_decoded_stats", {})
-        return live.drop(list(decoded.values())) if decoded else live
+        self._check(version)
+        return self.lifecycle.filter(
+            (pl.col("added_version") <= version)
+            & (pl.col("end_version").is_null() | (pl.col("end_version") > version))
+        )
 
-    def live_files_with_stats(self, version: int) -> pl.DataFrame:
-        """:meth:`live_files` plus the statistics columns of :meth:`decode_stats`."""
+    def live_files_among(self, version: int, paths: pl.Series) -> pl.DataFrame:
+        """The rows of :meth:`live_files` whose path is one of ``paths``.
+
+        The lifecycle is sorted by path, so each path's rows are one range found by binary
+        search: a conflict check that asks about a winner's few removed files reads those
+        rows, not a filter over every file the history ever had.
+        """
         self._check(version)
         lc = self.lifecycle
-        return lc.filter(
+        wanted = paths.drop_nulls().unique().sort()
+        column = lc["path"]
+        if column.null_count():
+            found = lc.filter(pl.col("path").is_in(wanted.implode()))
+        else:
+            first = column.search_sorted(wanted, side="left").to_list()
+            end = column.search_sorted(wanted, side="right").to_list()
+            rows = [i for a, b in zip(first, end, strict=True) for i in range(a, b)]
+            found = lc[rows] if rows else lc.clear()
+        return found.filter(
             (pl.col("added_version") <= version)
             & (pl.col("end_version").is_null() | (pl.col("end_version") > version))
         )

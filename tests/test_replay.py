@@ -4,11 +4,14 @@ import tempfile
 from pathlib import Path
 
 import polars as pl
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from deltaforensics.analysis import load, open_store
+from deltaforensics.errors import DeltaForensicsError
 from deltaforensics.log.listing import list_log
+from tests.conftest import SAMPLE_LOGS, corpus_tables
 from tests.strategies import commit_sequences, live_at, write_checkpoint, write_log
 
 
@@ -114,3 +117,27 @@ def test_listing_is_taken_once_so_later_commits_are_ignored(tmp_path: Path) -> N
         '{"add":{"path":"late","partitionValues":{},"size":1,"modificationTime":1,"dataChange":true}}\n'
     )
     assert load(store, listing=listing).replay.end_version == 0
+
+
+_ALL_TABLES = [
+    *corpus_tables(),
+    *sorted(p for p in SAMPLE_LOGS.iterdir() if (p / "_delta_log").is_dir()),
+]
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("table", _ALL_TABLES, ids=lambda p: p.name)
+def test_live_files_among_equals_cutting_live_files(table: Path) -> None:
+    """The binary-searched lookup returns exactly the rows of ``live_files`` with those paths,
+    at every version, for paths that are live, removed, re-added or never existed."""
+    try:
+        rep = load(open_store(str(table)), mode="history").replay
+    except DeltaForensicsError:
+        return  # the documented unreconstructable logs (test_corpus)
+    paths = rep.lifecycle["path"].unique().sort()
+    picks = pl.concat([paths.gather_every(3), pl.Series("path", ["no/such/file.parquet", None])])
+    for v in range(rep.first_version, rep.end_version + 1):
+        expected = rep.live_files(v).filter(pl.col("path").is_in(picks.implode()))
+        got = rep.live_files_among(v, picks)
+        assert got.sort("path", "dv_id").equals(expected.sort("path", "dv_id")), v
+        assert got.height == expected.height

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any, cast
 
 import polars as pl
@@ -95,57 +94,37 @@ class RuleContext:
         )
         return filter_files(files, expr)
 
-    def stats_match(
-        self, files: pl.DataFrame, predicate: Predicate, *, of_history: bool = False
-    ) -> pl.DataFrame:
-        """``of_history``: ``files`` were cut from ``history.live_files_with_stats``, so the
-        statistics are decoded once on the history, not on every frame."""
+    def stats_match(self, files: pl.DataFrame, predicate: Predicate) -> pl.DataFrame:
         if files.is_empty():
             return files
         # The stats expression is the AND of its conjuncts, so first keeping the rows that pass
         # the partition-only conjuncts (exact, no JSON) keeps exactly the same rows in the end,
         # while the stats JSON is decoded only for files in the read partitions.
         for part in _partition_conjuncts(predicate, self.loser.partition_columns):
-            files = filter_files(files, self._may_match(files, part, of_history=False))
+            files = filter_files(files, self._stats_expr(files, part))
             if files.is_empty():
                 return files
-        return filter_files(files, self._may_match(files, predicate, of_history=of_history))
+        return filter_files(files, self._stats_expr(files, predicate))
 
-    def _may_match(self, files: pl.DataFrame, predicate: Predicate, *, of_history: bool) -> pl.Expr:
-        decoded: dict[str, str] = {}
-        history = self.history
-        if of_history and history is not None and "stats" in files.columns:
-            # statistics decoded once on the history's lifecycle (live_files frames carry them)
-            wanted: set[str] = set()
-            self._stats_expr(files, predicate, {}, wanted)
-            if wanted:
-                decoded = {
-                    p: c for p, c in history.decode_stats(wanted).items() if c in files.columns
-                }
-        return self._stats_expr(files, predicate, decoded, None)
-
-    def _stats_expr(
-        self,
-        files: pl.DataFrame,
-        predicate: Predicate,
-        decoded: dict[str, str],
-        wanted: set[str] | None,
-    ) -> pl.Expr:
+    def _stats_expr(self, files: pl.DataFrame, predicate: Predicate) -> pl.Expr:
         return may_match_stats(
             predicate,
             self.loser.partition_columns,
             name_map=self.loser.physical_names,
             types=self.loser.column_types,
             fields=_struct_fields(files),
-            decoded=decoded,
-            wanted=wanted,
         )
 
-    @cached_property
-    def read_files(self) -> pl.DataFrame | None:
-        """Files the loser read at its read version; ``None`` when that snapshot is not retained."""
+    def read_files_among(self, candidates: pl.Series) -> pl.DataFrame | None:
+        """The files among ``candidates`` (paths) that the loser read at its read version;
+        ``None`` when that snapshot is not retained.
+
+        A rule asks whether some winner's files were read, so only those paths are looked up
+        and matched against the read predicate: every filter is per file, so the answer is
+        the same as cutting the whole read set down to them, at a fraction of the cost.
+        """
         lo = self.loser
-        removed = lo.removed
+        removed = lo.removed.filter(pl.col("path").is_in(candidates.implode()))
         if lo.blind or not lo.registers_read_files:
             return removed.clear()
         if lo.operation == "OPTIMIZE" and self.profile.engine != "delta-rs":
@@ -159,12 +138,12 @@ class RuleContext:
             or rv > history.end_version
         ):
             return None
-        live = history.live_files_with_stats(rv)
+        live = history.live_files_among(rv, candidates)
         pred = self.read_predicate
         if self.profile.engine == "delta-rs":
             full = lo.full_predicate
             if full is not None and not self.read_whole_table:
-                live = self.stats_match(live, full, of_history=True)
+                live = self.stats_match(live, full)
         elif pred is not None and not self.read_whole_table and lo.partition_columns:
             live = self.partition_match(live, pred)
         cols = [c for c in removed.columns if c in live.columns]

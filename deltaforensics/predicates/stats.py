@@ -55,18 +55,9 @@ def may_match_stats(
     stats_column: str = "stats",
     partition_struct: str = "partition_values",
     fields: Sequence[str] | None = None,
-    decoded: Mapping[str, str] | None = None,
-    wanted: set[str] | None = None,
 ) -> pl.Expr:
-    """A never-null boolean over a files frame: FALSE only if no row of the file can match.
-
-    ``decoded`` maps a JSON path of the stats text (``$.minValues["id"]``) to a column of the
-    frame already holding ``str.json_path_match(path)`` of every row, so a caller checking many
-    frames cut from the same files decodes each statistic once; ``wanted`` collects the paths
-    the expression reads (to decode them ahead).
-    """
+    """A never-null boolean over a files frame: FALSE only if no row of the file can match."""
     ctx = _Stats(pred, partition_columns, types, name_map, stats_column, partition_struct, fields)
-    ctx.decoded, ctx.wanted = decoded or {}, wanted
     return ctx.may(negation_normal_form(pred))
 
 
@@ -92,8 +83,6 @@ class _Stats:
             fields = [self.names.physical.get(c.lower(), c) for c in partition_columns]
         self.types, self.name_map, self.fields = types, name_map, fields
         self.stats, self.struct = stats_column, partition_struct
-        self.decoded: Mapping[str, str] = {}
-        self.wanted: set[str] | None = None
 
     def may(self, p: Predicate) -> pl.Expr:
         if isinstance(p, TrueExpr | FalseExpr):
@@ -125,12 +114,7 @@ class _Stats:
 
     def _path(self, section: str, col: Column | None) -> pl.Expr:
         physical = None if col is None else self.names.physical.get(col.key, col.name)
-        path = stats_path(section, physical)
-        if self.wanted is not None:
-            self.wanted.add(path)
-        if path in self.decoded:
-            return pl.col(self.decoded[path])
-        return pl.col(self.stats).str.json_path_match(path)
+        return pl.col(self.stats).str.json_path_match(stats_path(section, physical))
 
     def _count(self, section: str, col: Column | None) -> pl.Expr:
         return self._path(section, col).cast(pl.Int64, strict=False)

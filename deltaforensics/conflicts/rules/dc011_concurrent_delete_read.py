@@ -42,7 +42,7 @@ def check(ctx: RuleContext) -> Finding | None:
             f"{removes['path'][0]}) and this transaction read the whole table",
             files=paths(removes),
         )
-    read = ctx.read_files
+    read = ctx.read_files_among(removes["path"])
     confidence = lo.confidence
     if read is None:
         read = lo.removed
