@@ -16,6 +16,7 @@ import polars as pl
 
 from deltaforensics.conflicts.profiles import Profile, parse_isolation, profile_for
 from deltaforensics.model.actions import Metadata, Protocol
+from deltaforensics.model.frames import slices_by
 from deltaforensics.model.ids import IsolationLevel
 from deltaforensics.predicates.ir import TRUE, Predicate
 from deltaforensics.predicates.parse import ReadPredicateInfo, parse_operation_predicates
@@ -240,8 +241,8 @@ def _drops_features(before: Protocol | None, after: Protocol) -> bool:
 def reconstruct_transactions(rep: Replay, *, profile: Profile | None = None) -> list[Transaction]:
     """One :class:`Transaction` per commit of the replay (commits with a commit file)."""
     files = rep.frames.files.filter(pl.col("source") == "commit")
-    adds_by_version = _by_version(files.filter(pl.col("action") == "add"))
-    removes_by_version = _by_version(files.filter(pl.col("action") == "remove"))
+    adds_by_version = slices_by(files.filter(pl.col("action") == "add"), "version")
+    removes_by_version = slices_by(files.filter(pl.col("action") == "remove"), "version")
     empty = files.clear()
     txns_by_version: dict[int, set[str]] = {}
     for v, app in rep.frames.txns.select("version", "app_id").iter_rows():
@@ -269,22 +270,6 @@ def reconstruct_transactions(rep: Replay, *, profile: Profile | None = None) -> 
                 changes_protocol=v in proto_versions and v > rep.frames.base_version,
             )
         )
-    return out
-
-
-def _by_version(files: pl.DataFrame) -> dict[int, pl.DataFrame]:
-    """Rows per version in their original order, as zero-copy slices of one stably sorted
-    frame: ``partition_by`` copies every group into a frame of its own, which on a
-    100,000-commit history cost more than the rest of the reconstruction."""
-    files = files.sort("version", maintain_order=True)
-    runs = files["version"].rle()
-    out: dict[int, pl.DataFrame] = {}
-    offset = 0
-    for length, version in zip(
-        runs.struct.field("len").to_list(), runs.struct.field("value").to_list(), strict=True
-    ):
-        out[int(version)] = files.slice(offset, length)
-        offset += length
     return out
 
 

@@ -25,6 +25,7 @@ from datetime import date, timedelta
 
 import polars as pl
 
+from deltaforensics.model.frames import slices_by
 from deltaforensics.model.schemas import PARTITION_VALUES
 from deltaforensics.predicates.to_polars import kind_of_type
 from deltaforensics.replay import Replay
@@ -49,7 +50,15 @@ class Layout:
     universe: dict[str, tuple[str, ...]]  # observed min/max values per stats column, sorted
 
     @classmethod
-    def for_table(cls, columns: Sequence[str], replay: Replay) -> Layout:
+    def for_table(
+        cls,
+        columns: Sequence[str],
+        replay: Replay,
+        ranges: dict[str, pl.DataFrame] | None = None,
+    ) -> Layout:
+        """``ranges``: :func:`stat_ranges` of the history's files per new column, when the
+        caller has them (the universe is read from them instead of the JSON again); columns
+        missing from a given ``ranges`` get no universe."""
         md = replay.metadata_at(replay.end_version)
         by_key = {c.lower(): c for c in md.column_types}
         logical = tuple(by_key.get(c.lower(), c) for c in columns)
@@ -58,7 +67,11 @@ class Layout:
         keys = {c: md.physical_name(c) for c in logical}
         existing = {c: part[c.lower()] for c in logical if c.lower() in part}
         files = replay.frames.files
-        universe = {c: _observed(files, keys[c], kinds[c]) for c in logical if c not in existing}
+        universe = {
+            c: _observed(ranges[c] if ranges is not None else stat_ranges(files, keys[c]), kinds[c])
+            for c in logical
+            if c not in existing and (ranges is None or c in ranges)
+        }
         return cls(logical, kinds, keys, existing, universe)
 
     @property
@@ -71,12 +84,36 @@ def _stat(section: str, key: str) -> pl.Expr:
     return pl.col("stats").str.json_path_match(f"$.{section}[{json.dumps(key)}]")
 
 
-def _observed(files: pl.DataFrame, key: str, kind: str) -> tuple[str, ...]:
-    if files.is_empty() or "stats" not in files.columns:
-        return ()
-    values = files.select(
-        pl.concat_list(_stat("minValues", key), _stat("maxValues", key)).alias("v")
-    )["v"].explode()
+_RANGE_COLUMNS = ["_lo", "_hi", "_has_null", "_all_null"]
+
+
+def stat_ranges(files: pl.DataFrame, key: str) -> pl.DataFrame:
+    """Per file (row-aligned): the column's minimum and maximum as text, whether it holds a
+    null, and whether it holds only nulls. Four JSON reads per row, done once per column."""
+    if "stats" not in files.columns:
+        return (
+            pl.DataFrame(schema=dict.fromkeys(_RANGE_COLUMNS[:2], pl.String))
+            .with_columns(pl.lit(False).alias("_has_null"), pl.lit(False).alias("_all_null"))
+            .clear(files.height)
+        )
+    nulls = _stat("nullCount", key).cast(pl.Int64, strict=False)
+    records = pl.col("stats").str.json_path_match("$.numRecords").cast(pl.Int64, strict=False)
+    return files.select(
+        _stat("minValues", key).alias("_lo"),
+        _stat("maxValues", key).alias("_hi"),
+        nulls.alias("_nulls"),
+        records.alias("_records"),
+    ).select(
+        "_lo",
+        "_hi",
+        (pl.col("_nulls") > 0).fill_null(False).alias("_has_null"),
+        (pl.col("_nulls") == pl.col("_records")).fill_null(False).alias("_all_null"),
+    )
+
+
+def _observed(ranges: pl.DataFrame, kind: str) -> tuple[str, ...]:
+    """The distinct minima and maxima of one column anywhere in the history, sorted."""
+    values = pl.concat([ranges["_lo"], ranges["_hi"]])
     distinct = [v for v in values.drop_nulls().unique().to_list() if isinstance(v, str)]
     return tuple(sorted(distinct, key=lambda v: _sort_key(v, kind)))
 
@@ -157,20 +194,43 @@ def with_stats(files: pl.DataFrame, stats: pl.DataFrame) -> pl.DataFrame:
 class Relabeler:
     """Re-labels file frames for one :class:`Layout`; pure, caches the per-range spans."""
 
-    def __init__(self, layout: Layout, replay: Replay) -> None:
+    def __init__(
+        self,
+        layout: Layout,
+        replay: Replay,
+        *,
+        prepared: tuple[pl.DataFrame, dict[str, pl.DataFrame]] | None = None,
+    ) -> None:
+        """``prepared``: the history's files with statistics and their :func:`stat_ranges`
+        per new column, as :meth:`for_table` computed them for the universe."""
         self.layout, self.replay = layout, replay
         self._spans: dict[
             tuple[str, str | None, str | None, bool, bool], list[str | None] | None
         ] = {}
         self._keys: dict[str, list[tuple[int, float, str]]] = {}
         self._stats = add_stats(replay)
-        self.files = self.frame(replay.frames.files)  # the whole history, re-labelled once
+        # the whole history, re-labelled once
+        self.files = self._relabel(*prepared) if prepared else self.frame(replay.frames.files)
         committed = self.files.filter(pl.col("source") == "commit")
-        self._by_commit = {(v, a): g for (v, a), g in committed.group_by(["version", "action"])}
+        self._by_commit = slices_by(committed, "version", "action")
         originals = replay.frames.files.filter(pl.col("source") == "commit")
         self._counts = {
             (v, a): n for v, a, n in originals.group_by(["version", "action"]).len().iter_rows()
         }
+
+    @classmethod
+    def for_table(cls, columns: Sequence[str], replay: Replay) -> Relabeler:
+        """The layout of ``columns`` and its relabeler; each new column's statistics are read
+        from the history's JSON once, for the universe and the re-labelling alike."""
+        files = with_stats(replay.frames.files, add_stats(replay))
+        names = Layout.for_table(columns, replay, ranges={})
+        ranges = {
+            c: stat_ranges(files, names.stats_keys[c])
+            for c in names.columns
+            if c not in names.existing
+        }
+        layout = Layout.for_table(columns, replay, ranges=ranges)
+        return cls(layout, replay, prepared=(files, ranges))
 
     def actions(self, files: pl.DataFrame, version: int | None, action: str) -> pl.DataFrame:
         """``files`` (a commit's adds or removes) re-labelled; a commit of this history is
@@ -182,14 +242,16 @@ class Relabeler:
 
     def frame(self, files: pl.DataFrame) -> pl.DataFrame:
         """One row per (file, new partition); ``whatif_unknown`` marks unknown footprints."""
+        return self._relabel(with_stats(files, self._stats), {})
+
+    def _relabel(self, files: pl.DataFrame, ranges: dict[str, pl.DataFrame]) -> pl.DataFrame:
         lay = self.layout
         assert lay.columns, "an unpartitioned layout needs no re-labelling"
-        files = with_stats(files, self._stats).with_columns(pl.col("path").alias("_original"))
-        out = files.with_columns(pl.lit(False).alias(UNKNOWN))
+        out = files.with_columns(pl.col("path").alias("_original"), pl.lit(False).alias(UNKNOWN))
         struct_fields: list[pl.Expr] = []
         for i, col in enumerate(lay.columns):
             name = f"_whatif_v{i}"
-            out = self._column(out, col, name)
+            out = self._column(out, col, name, ranges.get(col))
             struct_fields.append(pl.col(name).alias(col))
         suffix = pl.concat_str(
             [
@@ -203,7 +265,11 @@ class Relabeler:
             pl.concat_str([pl.col("_original"), pl.lit("#"), suffix]).alias("path"),
         ).drop([f"_whatif_v{i}" for i in range(len(lay.columns))] + ["_original"])
 
-    def _column(self, files: pl.DataFrame, col: str, name: str) -> pl.DataFrame:
+    def _column(
+        self, files: pl.DataFrame, col: str, name: str, ranges: pl.DataFrame | None
+    ) -> pl.DataFrame:
+        """``ranges``: :func:`stat_ranges` of ``files`` for ``col`` if already computed (row
+        for row: a column before it only appended columns, the explode comes after)."""
         lay = self.layout
         if col in lay.existing:
             field = lay.existing[col]
@@ -216,33 +282,20 @@ class Relabeler:
             )
             return files.with_columns(value.alias(name))
         key, kind = lay.stats_keys[col], lay.kinds[col]
-        cols = ["_lo", "_hi", "_has_null", "_all_null"]
-        probe = files.with_columns(
-            _stat("minValues", key).alias("_lo"),
-            _stat("maxValues", key).alias("_hi"),
-            (_stat("nullCount", key).cast(pl.Int64, strict=False) > 0)
-            .fill_null(False)
-            .alias("_has_null"),
-            (
-                _stat("nullCount", key).cast(pl.Int64, strict=False)
-                == pl.col("stats").str.json_path_match("$.numRecords").cast(pl.Int64, strict=False)
-            )
-            .fill_null(False)
-            .alias("_all_null"),
-        )
-        ranges = probe.select(cols).unique()
+        if ranges is None or ranges.height != files.height:
+            ranges = stat_ranges(files, key)
+        probe = files.hstack(ranges)
+        table = ranges.unique()
         spans = [
             self._span_of(col, kind, lo, hi, has_null, all_null)
-            for lo, hi, has_null, all_null in ranges.iter_rows()
+            for lo, hi, has_null, all_null in table.iter_rows()
         ]
-        table = ranges.with_columns(
-            pl.Series(name, spans, dtype=pl.List(pl.String)),
-        )
-        joined = probe.join(table, on=cols, how="left", nulls_equal=True)
+        table = table.with_columns(pl.Series(name, spans, dtype=pl.List(pl.String)))
+        joined = probe.join(table, on=_RANGE_COLUMNS, how="left", nulls_equal=True)
         return (
             joined.with_columns((pl.col(UNKNOWN) | pl.col(name).is_null()).alias(UNKNOWN))
             .explode(name)
-            .drop(cols)
+            .drop(_RANGE_COLUMNS)
         )
 
     def _span_of(

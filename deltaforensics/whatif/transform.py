@@ -80,8 +80,7 @@ class Rewriter:
         self.relabeler: Relabeler | None = None
         self.history = replay
         if self.partition_by is not None and self.partition_by.columns and self.liquid is None:
-            layout = Layout.for_table(self.partition_by.columns, replay)
-            self.relabeler = Relabeler(layout, replay)
+            self.relabeler = Relabeler.for_table(self.partition_by.columns, replay)
             self.history = self.relabeler.history()
         self._cache: dict[int, tuple[Transaction, Transaction, str | None]] = {}
 

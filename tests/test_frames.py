@@ -1,0 +1,33 @@
+"""slices_by groups rows exactly as partition_by does, without copying them."""
+
+from __future__ import annotations
+
+import polars as pl
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from deltaforensics.model.frames import slices_by
+
+_ROWS = st.lists(
+    st.tuples(
+        st.one_of(st.none(), st.integers(0, 4)),
+        st.sampled_from(["add", "remove", None]),
+        st.integers(-1000, 1000),
+    ),
+    max_size=40,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_ROWS)
+def test_slices_equal_partition_by(rows: list[tuple[int | None, str | None, int]]) -> None:
+    frame = pl.DataFrame(
+        rows, schema={"version": pl.Int64, "action": pl.String, "n": pl.Int64}, orient="row"
+    )
+    for keys in (("version",), ("version", "action")):
+        got = slices_by(frame, *keys)
+        expected = frame.partition_by(list(keys), maintain_order=True, as_dict=True)
+        want = {(k[0] if len(keys) == 1 else k): g for k, g in expected.items()}
+        assert got.keys() == want.keys()
+        for k, g in want.items():
+            assert got[k].equals(g), k
