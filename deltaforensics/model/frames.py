@@ -2,17 +2,36 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import polars as pl
 
 
-def slices_by(frame: pl.DataFrame, *keys: str) -> dict[Any, pl.DataFrame]:
-    """Rows per distinct key, in their original order within each group, as zero-copy slices
-    of one stably sorted frame (``partition_by`` and group iteration copy every group, which
-    over 100,000 commits costs seconds). One key gives plain dict keys; several give tuples."""
+class Slices(Mapping[Any, pl.DataFrame]):
+    """Rows per distinct key of one stably sorted frame; each group is a zero-copy slice, cut
+    when it is asked for (``partition_by`` and group iteration copy every group up front,
+    which over 100,000 commits costs seconds when only a few groups are looked at)."""
+
+    def __init__(self, ordered: pl.DataFrame, ranges: dict[Any, tuple[int, int]]) -> None:
+        self._ordered, self._ranges = ordered, ranges
+
+    def __getitem__(self, key: Any) -> pl.DataFrame:
+        start, length = self._ranges[key]
+        return self._ordered.slice(start, length)
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._ranges)
+
+    def __len__(self) -> int:
+        return len(self._ranges)
+
+
+def slices_by(frame: pl.DataFrame, *keys: str) -> Slices:
+    """Rows per distinct key, in their original order within each group. One key gives plain
+    keys; several give tuples."""
     if frame.is_empty():
-        return {}
+        return Slices(frame, {})
     ordered = frame.sort(list(keys), maintain_order=True)
     heads = (
         ordered.select(*keys)
@@ -21,7 +40,8 @@ def slices_by(frame: pl.DataFrame, *keys: str) -> dict[Any, pl.DataFrame]:
     )
     starts = heads["_at"].to_list()
     ends = [*starts[1:], ordered.height]
-    return {
-        (row[0] if len(keys) == 1 else row): ordered.slice(start, end - start)
+    ranges = {
+        (row[0] if len(keys) == 1 else row): (start, end - start)
         for row, start, end in zip(heads.drop("_at").rows(), starts, ends, strict=True)
     }
+    return Slices(ordered, ranges)

@@ -191,6 +191,37 @@ def with_stats(files: pl.DataFrame, stats: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+_NUMERIC_TEXT = r"^-?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$"
+
+
+def beyond_span(
+    ranges: pl.DataFrame, kind: str, keys: Sequence[tuple[int, float, str]]
+) -> list[bool]:
+    """Per row of ``ranges`` (min/max text of a numeric column): whether :func:`_span` would
+    find more than :data:`MAX_SPAN` observed values in it (an unknown footprint), decided for
+    all rows at once — a high-cardinality column (ids, amounts) has a distinct range per file,
+    and one Python call per file would dominate. ``False`` means "ask :func:`_span`"; only
+    plain decimal texts, on which Python and polars parse the same number, are decided here.
+    """
+    if (kind not in _INT_KINDS and kind != "float") or not keys or any(k[0] for k in keys):
+        return [False] * ranges.height
+    universe = pl.Series("u", [k[1] for k in keys], dtype=pl.Float64)
+    plain = pl.col("_lo").str.contains(_NUMERIC_TEXT) & pl.col("_hi").str.contains(_NUMERIC_TEXT)
+    lo, hi = pl.col("_lo").cast(pl.Float64), pl.col("_hi").cast(pl.Float64)
+    width = pl.col("_hi").cast(pl.Int64, strict=False) - pl.col("_lo").cast(pl.Int64, strict=False)
+    enumerated = (width >= 0) & (width < MAX_ENUMERATED) if kind in _INT_KINDS else pl.lit(False)
+    frame = ranges.select(
+        (plain & ~pl.col("_all_null")).fill_null(False).alias("plain"),
+        enumerated.fill_null(False).alias("enumerated"),
+        pl.when(plain).then(lo).alias("lo"),
+        pl.when(plain).then(hi).alias("hi"),
+    )
+    first = universe.search_sorted(frame["lo"].fill_null(0.0), side="left").cast(pl.Int64)
+    stop = universe.search_sorted(frame["hi"].fill_null(0.0), side="right").cast(pl.Int64)
+    wide = frame["plain"] & ~frame["enumerated"] & ((stop - first) > MAX_SPAN)
+    return wide.to_list()
+
+
 class Relabeler:
     """Re-labels file frames for one :class:`Layout`; pure, caches the per-range spans."""
 
@@ -286,9 +317,12 @@ class Relabeler:
             ranges = stat_ranges(files, key)
         probe = files.hstack(ranges)
         table = ranges.unique()
+        if col not in self._keys:
+            self._keys[col] = [_sort_key(u, kind) for u in lay.universe.get(col, ())]
+        wide = beyond_span(table, kind, self._keys[col])
         spans = [
-            self._span_of(col, kind, lo, hi, has_null, all_null)
-            for lo, hi, has_null, all_null in table.iter_rows()
+            None if too_wide else self._span_of(col, kind, lo, hi, has_null, all_null)
+            for (lo, hi, has_null, all_null), too_wide in zip(table.iter_rows(), wide, strict=True)
         ]
         table = table.with_columns(pl.Series(name, spans, dtype=pl.List(pl.String)))
         joined = probe.join(table, on=_RANGE_COLUMNS, how="left", nulls_equal=True)

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
-from deltaforensics.predicates.ir import TrueExpr
+from deltaforensics.predicates.ir import Predicate, TrueExpr
 from deltaforensics.transactions import Transaction
 
 _STRING = re.compile(r"'(?:[^'\\]|\\.)*'")
@@ -24,6 +25,11 @@ def predicate_template(t: Transaction) -> str:
     pred = t.full_predicate
     if pred is None or isinstance(pred, TrueExpr):
         return ""
+    return _masked(pred)
+
+
+@lru_cache(maxsize=1 << 14)  # a history repeats a few conditions; writer names are asked often
+def _masked(pred: Predicate) -> str:
     return _NUMBER.sub("?", _STRING.sub("?", pred.to_sql()))
 
 

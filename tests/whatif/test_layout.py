@@ -1,0 +1,71 @@
+"""The vectorised "too many values" decision agrees with the per-file span it replaces."""
+
+from __future__ import annotations
+
+import polars as pl
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from deltaforensics.whatif.layout import MAX_SPAN, _sort_key, _span, beyond_span
+
+_NUMBERS = st.one_of(
+    st.integers(-(10**6), 10**6).map(str),
+    st.integers(0, 10**20).map(str),
+    st.floats(-1e6, 1e6, allow_nan=False).map(repr),
+    st.sampled_from(["007", "1e3", "5.0", "-0", " 5", "5_000", "abc", "", "1E+2", "inf"]),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    kind=st.sampled_from(["int32", "int64", "float"]),
+    universe=st.one_of(
+        st.lists(_NUMBERS, max_size=40),
+        st.integers(0, 3000).map(lambda n: [str(i * 7) for i in range(n)]),
+        st.integers(0, 3000).map(lambda n: [str(i) for i in range(n)]),
+    ),
+    rows=st.lists(
+        st.tuples(st.one_of(st.none(), _NUMBERS), st.one_of(st.none(), _NUMBERS), st.booleans()),
+        max_size=30,
+    ),
+)
+def test_beyond_span_agrees_with_span(
+    kind: str, universe: list[str], rows: list[tuple[str | None, str | None, bool]]
+) -> None:
+    values = tuple(sorted(set(universe), key=lambda v: _sort_key(v, kind)))
+    keys = [_sort_key(v, kind) for v in values]
+    table = pl.DataFrame(
+        {
+            "_lo": [r[0] for r in rows],
+            "_hi": [r[1] for r in rows],
+            "_has_null": [False] * len(rows),
+            "_all_null": [r[2] for r in rows],
+        },
+        schema={
+            "_lo": pl.String,
+            "_hi": pl.String,
+            "_has_null": pl.Boolean,
+            "_all_null": pl.Boolean,
+        },
+    )
+    decided = beyond_span(table, kind, keys)
+    assert len(decided) == len(rows)
+    for (lo, hi, all_null), wide in zip(rows, decided, strict=True):
+        if wide:  # only ever claims what _span would say: too many values
+            assert not all_null and lo is not None and hi is not None
+            assert _span(lo, hi, kind, values, keys, MAX_SPAN) is None
+
+
+def test_beyond_span_decides_a_high_cardinality_column() -> None:
+    values = tuple(str(i) for i in range(100_000))
+    keys = [_sort_key(v, "int64") for v in values]
+    table = pl.DataFrame(
+        {
+            "_lo": ["10", "5000", "5"],
+            "_hi": ["90000", "5600", "900"],
+            "_has_null": [False] * 3,
+            "_all_null": [False] * 3,
+        }
+    )
+    # a wide range is decided; an enumerable one (<= 1,000 integers) is left to _span
+    assert beyond_span(table, "int64", keys) == [True, False, False]
