@@ -68,7 +68,9 @@ class Layout:
         existing = {c: part[c.lower()] for c in logical if c.lower() in part}
         files = replay.frames.files
         universe = {
-            c: _observed(ranges[c] if ranges is not None else stat_ranges(files, keys[c]), kinds[c])
+            c: _observed(
+                ranges[c] if ranges is not None else stat_ranges(files, keys[c], kinds[c]), kinds[c]
+            )
             for c in logical
             if c not in existing and (ranges is None or c in ranges)
         }
@@ -87,27 +89,58 @@ def _stat(section: str, key: str) -> pl.Expr:
 _RANGE_COLUMNS = ["_lo", "_hi", "_has_null", "_all_null"]
 
 
-def stat_ranges(files: pl.DataFrame, key: str) -> pl.DataFrame:
+def stat_ranges(files: pl.DataFrame, key: str, kind: str = "float") -> pl.DataFrame:
     """Per file (row-aligned): the column's minimum and maximum as text, whether it holds a
-    null, and whether it holds only nulls. Four JSON reads per row, done once per column."""
+    null, and whether it holds only nulls; done once per column.
+
+    For strings, dates, integers and booleans one ``json_decode`` of the statistics reads all
+    four values (the texts equal ``json_path_match``'s); floats, whose text polars re-formats
+    differently on the two paths, and any text ``json_decode`` rejects, take four
+    ``json_path_match`` reads per row.
+    """
     if "stats" not in files.columns:
-        return (
-            pl.DataFrame(schema=dict.fromkeys(_RANGE_COLUMNS[:2], pl.String))
-            .with_columns(pl.lit(False).alias("_has_null"), pl.lit(False).alias("_all_null"))
-            .clear(files.height)
+        return pl.DataFrame(
+            {"_lo": [None] * files.height, "_hi": [None] * files.height},
+            schema={"_lo": pl.String, "_hi": pl.String},
+        ).with_columns(pl.lit(False).alias("_has_null"), pl.lit(False).alias("_all_null"))
+    texts = None
+    if kind != "float":
+        per_column = pl.Struct({key: pl.String})
+        dtype = pl.Struct(
+            {
+                "minValues": per_column,
+                "maxValues": per_column,
+                "nullCount": per_column,
+                "numRecords": pl.String,
+            }
         )
-    nulls = _stat("nullCount", key).cast(pl.Int64, strict=False)
-    records = pl.col("stats").str.json_path_match("$.numRecords").cast(pl.Int64, strict=False)
-    return files.select(
-        _stat("minValues", key).alias("_lo"),
-        _stat("maxValues", key).alias("_hi"),
-        nulls.alias("_nulls"),
-        records.alias("_records"),
-    ).select(
+        try:
+            decoded = files.select(pl.col("stats").str.json_decode(dtype).alias("s"))["s"]
+        except pl.exceptions.PolarsError:
+            decoded = None
+        if decoded is not None:
+            texts = pl.DataFrame(
+                {
+                    "_lo": decoded.struct.field("minValues").struct.field(key),
+                    "_hi": decoded.struct.field("maxValues").struct.field(key),
+                    "_nulls": decoded.struct.field("nullCount").struct.field(key),
+                    "_records": decoded.struct.field("numRecords"),
+                }
+            )
+    if texts is None:
+        texts = files.select(
+            _stat("minValues", key).alias("_lo"),
+            _stat("maxValues", key).alias("_hi"),
+            _stat("nullCount", key).alias("_nulls"),
+            pl.col("stats").str.json_path_match("$.numRecords").alias("_records"),
+        )
+    nulls = pl.col("_nulls").cast(pl.Int64, strict=False)
+    records = pl.col("_records").cast(pl.Int64, strict=False)
+    return texts.select(
         "_lo",
         "_hi",
-        (pl.col("_nulls") > 0).fill_null(False).alias("_has_null"),
-        (pl.col("_nulls") == pl.col("_records")).fill_null(False).alias("_all_null"),
+        (nulls > 0).fill_null(False).alias("_has_null"),
+        (nulls == records).fill_null(False).alias("_all_null"),
     )
 
 
@@ -256,7 +289,7 @@ class Relabeler:
         files = with_stats(replay.frames.files, add_stats(replay))
         names = Layout.for_table(columns, replay, ranges={})
         ranges = {
-            c: stat_ranges(files, names.stats_keys[c])
+            c: stat_ranges(files, names.stats_keys[c], names.kinds[c])
             for c in names.columns
             if c not in names.existing
         }
@@ -314,7 +347,7 @@ class Relabeler:
             return files.with_columns(value.alias(name))
         key, kind = lay.stats_keys[col], lay.kinds[col]
         if ranges is None or ranges.height != files.height:
-            ranges = stat_ranges(files, key)
+            ranges = stat_ranges(files, key, kind)
         probe = files.hstack(ranges)
         table = ranges.unique()
         if col not in self._keys:
