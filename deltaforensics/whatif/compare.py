@@ -26,6 +26,7 @@ from deltaforensics.predicates.ir import TrueExpr
 from deltaforensics.replay import Replay
 from deltaforensics.transactions import Transaction
 from deltaforensics.whatif.assess import assess
+from deltaforensics.whatif.layout import Layout
 from deltaforensics.whatif.matrix import (
     MatrixCell,
     evaluate_cell,
@@ -33,6 +34,7 @@ from deltaforensics.whatif.matrix import (
     writer_pairs,
 )
 from deltaforensics.whatif.scenario import Scenario
+from deltaforensics.whatif.statistics import StatRanges
 from deltaforensics.whatif.transform import Rewriter, judge, quiet_reason
 from deltaforensics.whatif.writers import group_writers
 
@@ -208,9 +210,16 @@ class Evaluation:
         # every transaction the estimate is about: commits and the losers of the evidence
         self.participants = self.transactions + tuple(o.loser for o in self.evidence)
         self.cells = sample_cells(self.writers, pairs, replay, samples) if samples > 0 else {}
+        self.statistics = StatRanges(replay)  # read once for every PartitionBy compared
+
+    def prefetch_statistics(self, partition_columns: Sequence[str]) -> None:
+        """Read the statistics of every column some PartitionBy will need, in one pass."""
+        if partition_columns:
+            layout = Layout.for_table(partition_columns, self.replay, ranges={})
+            self.statistics.prefetch(layout.new_column_kinds())
 
     def compare(self, scenario: Scenario) -> Comparison:
-        rw = Rewriter(scenario, self.replay)
+        rw = Rewriter(scenario, self.replay, self.statistics)
         pairs = [self._race(rw, r) for r in self.races]
         pairs += [
             self._observed(rw, o, before)

@@ -17,7 +17,6 @@ footprint (``whatif_unknown``); a current partition column keeps its exact value
 
 from __future__ import annotations
 
-import json
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -29,6 +28,13 @@ from deltaforensics.model.frames import slices_by
 from deltaforensics.model.schemas import PARTITION_VALUES
 from deltaforensics.predicates.to_polars import kind_of_type
 from deltaforensics.replay import Replay
+from deltaforensics.whatif.statistics import (
+    RANGE_COLUMNS,
+    StatRanges,
+    add_stats,
+    stat_ranges,
+    with_stats,
+)
 
 UNKNOWN = "whatif_unknown"
 HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
@@ -76,72 +82,14 @@ class Layout:
         }
         return cls(logical, kinds, keys, existing, universe)
 
+    def new_column_kinds(self) -> dict[str, str]:
+        """Stats key -> comparison kind of the columns the table is not partitioned by."""
+        return {self.stats_keys[c]: self.kinds[c] for c in self.columns if c not in self.existing}
+
     @property
     def unknown_columns(self) -> tuple[str, ...]:
         """New columns no file has statistics for."""
         return tuple(c for c, seen in self.universe.items() if not seen)
-
-
-def _stat(section: str, key: str) -> pl.Expr:
-    return pl.col("stats").str.json_path_match(f"$.{section}[{json.dumps(key)}]")
-
-
-_RANGE_COLUMNS = ["_lo", "_hi", "_has_null", "_all_null"]
-
-
-def stat_ranges(files: pl.DataFrame, key: str, kind: str = "float") -> pl.DataFrame:
-    """Per file (row-aligned): the column's minimum and maximum as text, whether it holds a
-    null, and whether it holds only nulls; done once per column.
-
-    For strings, dates, integers and booleans one ``json_decode`` of the statistics reads all
-    four values (the texts equal ``json_path_match``'s); floats, whose text polars re-formats
-    differently on the two paths, and any text ``json_decode`` rejects, take four
-    ``json_path_match`` reads per row.
-    """
-    if "stats" not in files.columns:
-        return pl.DataFrame(
-            {"_lo": [None] * files.height, "_hi": [None] * files.height},
-            schema={"_lo": pl.String, "_hi": pl.String},
-        ).with_columns(pl.lit(False).alias("_has_null"), pl.lit(False).alias("_all_null"))
-    texts = None
-    if kind != "float":
-        per_column = pl.Struct({key: pl.String})
-        dtype = pl.Struct(
-            {
-                "minValues": per_column,
-                "maxValues": per_column,
-                "nullCount": per_column,
-                "numRecords": pl.String,
-            }
-        )
-        try:
-            decoded = files.select(pl.col("stats").str.json_decode(dtype).alias("s"))["s"]
-        except pl.exceptions.PolarsError:
-            decoded = None
-        if decoded is not None:
-            texts = pl.DataFrame(
-                {
-                    "_lo": decoded.struct.field("minValues").struct.field(key),
-                    "_hi": decoded.struct.field("maxValues").struct.field(key),
-                    "_nulls": decoded.struct.field("nullCount").struct.field(key),
-                    "_records": decoded.struct.field("numRecords"),
-                }
-            )
-    if texts is None:
-        texts = files.select(
-            _stat("minValues", key).alias("_lo"),
-            _stat("maxValues", key).alias("_hi"),
-            _stat("nullCount", key).alias("_nulls"),
-            pl.col("stats").str.json_path_match("$.numRecords").alias("_records"),
-        )
-    nulls = pl.col("_nulls").cast(pl.Int64, strict=False)
-    records = pl.col("_records").cast(pl.Int64, strict=False)
-    return texts.select(
-        "_lo",
-        "_hi",
-        (nulls > 0).fill_null(False).alias("_has_null"),
-        (nulls == records).fill_null(False).alias("_all_null"),
-    )
 
 
 def _observed(ranges: pl.DataFrame, kind: str) -> tuple[str, ...]:
@@ -204,26 +152,6 @@ def _span(
     return found or [lo]
 
 
-def add_stats(replay: Replay) -> pl.DataFrame:
-    """The statistics of every logical file, from its (last) add."""
-    return (
-        replay.frames.files.filter((pl.col("action") == "add") & pl.col("stats").is_not_null())
-        .select("path", "dv_id", pl.col("stats").alias("_add_stats"))
-        .unique(["path", "dv_id"], keep="last", maintain_order=True)
-    )
-
-
-def with_stats(files: pl.DataFrame, stats: pl.DataFrame) -> pl.DataFrame:
-    """Removes often carry no statistics: take them from the add of the same logical file."""
-    if files.is_empty() or "stats" not in files.columns:
-        return files
-    return (
-        files.join(stats, on=["path", "dv_id"], how="left", nulls_equal=True)
-        .with_columns(pl.coalesce("stats", "_add_stats").alias("stats"))
-        .drop("_add_stats")
-    )
-
-
 _NUMERIC_TEXT = r"^-?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$"
 
 
@@ -283,18 +211,23 @@ class Relabeler:
         }
 
     @classmethod
-    def for_table(cls, columns: Sequence[str], replay: Replay) -> Relabeler:
+    def for_table(
+        cls, columns: Sequence[str], replay: Replay, statistics: StatRanges | None = None
+    ) -> Relabeler:
         """The layout of ``columns`` and its relabeler; each new column's statistics are read
-        from the history's JSON once, for the universe and the re-labelling alike."""
-        files = with_stats(replay.frames.files, add_stats(replay))
+        from the history's JSON once (per ``statistics``, shared by the estimates of a table),
+        for the universe and the re-labelling alike."""
+        statistics = statistics or StatRanges(replay)
         names = Layout.for_table(columns, replay, ranges={})
+        kinds = names.new_column_kinds()
+        statistics.prefetch(kinds)
         ranges = {
-            c: stat_ranges(files, names.stats_keys[c], names.kinds[c])
+            c: statistics.get(names.stats_keys[c], names.kinds[c])
             for c in names.columns
             if c not in names.existing
         }
         layout = Layout.for_table(columns, replay, ranges=ranges)
-        return cls(layout, replay, prepared=(files, ranges))
+        return cls(layout, replay, prepared=(statistics.files, ranges))
 
     def actions(self, files: pl.DataFrame, version: int | None, action: str) -> pl.DataFrame:
         """``files`` (a commit's adds or removes) re-labelled; a commit of this history is
@@ -358,11 +291,11 @@ class Relabeler:
             for (lo, hi, has_null, all_null), too_wide in zip(table.iter_rows(), wide, strict=True)
         ]
         table = table.with_columns(pl.Series(name, spans, dtype=pl.List(pl.String)))
-        joined = probe.join(table, on=_RANGE_COLUMNS, how="left", nulls_equal=True)
+        joined = probe.join(table, on=RANGE_COLUMNS, how="left", nulls_equal=True)
         return (
             joined.with_columns((pl.col(UNKNOWN) | pl.col(name).is_null()).alias(UNKNOWN))
             .explode(name)
-            .drop(_RANGE_COLUMNS)
+            .drop(RANGE_COLUMNS)
         )
 
     def _span_of(

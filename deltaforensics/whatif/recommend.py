@@ -64,7 +64,11 @@ def recommend(
     evaluation = evaluation_for(analysis, errors, attempts, samples=samples)
     facts = TableFacts.of(evaluation.replay, evaluation.participants)
     entries = []
-    for change in candidates(evaluation, facts):
+    changes = candidates(evaluation, facts)
+    evaluation.prefetch_statistics(
+        [c for change in changes if isinstance(change, PartitionBy) for c in change.columns]
+    )
+    for change in changes:
         if isinstance(change, IsolationChange) and _is_serializable(
             change, evaluation.participants
         ):

@@ -46,6 +46,7 @@ from deltaforensics.whatif.scenario import (
     Scenario,
     SeparateSchedules,
 )
+from deltaforensics.whatif.statistics import StatRanges
 from deltaforensics.whatif.writers import writer_of
 
 APPEND_OPERATIONS = frozenset({"WRITE", "STREAMING UPDATE"})
@@ -72,7 +73,11 @@ class RewrittenPair:
 class Rewriter:
     """Rewrites transactions of one table under one scenario; caches per transaction."""
 
-    def __init__(self, scenario: Scenario, replay: Replay) -> None:
+    def __init__(
+        self, scenario: Scenario, replay: Replay, statistics: StatRanges | None = None
+    ) -> None:
+        """``statistics``: the table's column statistics, shared by the scenarios evaluated
+        on one history (each new partition column is then read from the JSON once)."""
         self.scenario, self.replay = scenario, replay
         partition = scenario.find(PartitionBy)
         self.liquid: Liquid | None = (scenario.find(Liquid) or [None])[-1]
@@ -80,7 +85,7 @@ class Rewriter:
         self.relabeler: Relabeler | None = None
         self.history = replay
         if self.partition_by is not None and self.partition_by.columns and self.liquid is None:
-            self.relabeler = Relabeler.for_table(self.partition_by.columns, replay)
+            self.relabeler = Relabeler.for_table(self.partition_by.columns, replay, statistics)
             self.history = self.relabeler.history()
         self._cache: dict[int, tuple[Transaction, Transaction, str | None]] = {}
 

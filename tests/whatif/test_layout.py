@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from deltaforensics.analysis import load, open_store
 from deltaforensics.errors import DeltaForensicsError
 from deltaforensics.predicates.to_polars import kind_of_type
-from deltaforensics.whatif.layout import MAX_SPAN, _sort_key, _span, beyond_span, stat_ranges
+from deltaforensics.whatif.layout import MAX_SPAN, _sort_key, _span, beyond_span
+from deltaforensics.whatif.statistics import stat_ranges
 from tests.conftest import SAMPLE_LOGS, corpus_tables
 
 _NUMBERS = st.one_of(

@@ -1,0 +1,163 @@
+"""Per-file facts of one column — minimum, maximum, whether it holds nulls — read from the
+statistics JSON of a whole history: the input of a partition-layout estimate
+(:mod:`deltaforensics.whatif.layout`).
+
+Reading them is the costliest step of a ``PartitionBy`` estimate on a large history (every
+add's statistics text is parsed), so a :class:`StatRanges` reads each column once per history,
+reads every column asked for together in one pass, and splits the rows over the cores.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from functools import cached_property
+from itertools import pairwise
+
+import polars as pl
+
+from deltaforensics.replay import Replay
+
+RANGE_COLUMNS = ["_lo", "_hi", "_has_null", "_all_null"]
+_PARALLEL_ROWS = 50_000  # below this one thread is as fast
+_SLICES = 4
+
+
+def add_stats(replay: Replay) -> pl.DataFrame:
+    """The statistics of every logical file, from its (last) add."""
+    return (
+        replay.frames.files.filter((pl.col("action") == "add") & pl.col("stats").is_not_null())
+        .select("path", "dv_id", pl.col("stats").alias("_add_stats"))
+        .unique(["path", "dv_id"], keep="last", maintain_order=True)
+    )
+
+
+def with_stats(files: pl.DataFrame, stats: pl.DataFrame) -> pl.DataFrame:
+    """Removes often carry no statistics: take them from the add of the same logical file."""
+    if files.is_empty() or "stats" not in files.columns:
+        return files
+    return (
+        files.join(stats, on=["path", "dv_id"], how="left", nulls_equal=True)
+        .with_columns(pl.coalesce("stats", "_add_stats").alias("stats"))
+        .drop("_add_stats")
+    )
+
+
+def stat_path(section: str, key: str) -> pl.Expr:
+    return pl.col("stats").str.json_path_match(f"$.{section}[{json.dumps(key)}]")
+
+
+def stat_ranges(files: pl.DataFrame, key: str, kind: str = "float") -> pl.DataFrame:
+    """Per file (row-aligned): the column's minimum and maximum as text, whether it holds a
+    null, and whether it holds only nulls (``RANGE_COLUMNS``)."""
+    return stat_ranges_many(files, {key: kind})[key]
+
+
+def stat_ranges_many(files: pl.DataFrame, kinds: Mapping[str, str]) -> dict[str, pl.DataFrame]:
+    """:func:`stat_ranges` of several columns (stats key -> comparison kind).
+
+    For strings, dates, integers and booleans one ``json_decode`` of the statistics reads all
+    their values at once (the texts equal ``json_path_match``'s); floats, whose text polars
+    formats differently on the two paths, and any text ``json_decode`` rejects, take four
+    ``json_path_match`` reads per row.
+    """
+    if "stats" not in files.columns:
+        empty = pl.DataFrame(
+            {"_lo": [None] * files.height, "_hi": [None] * files.height},
+            schema={"_lo": pl.String, "_hi": pl.String},
+        ).with_columns(pl.lit(False).alias("_has_null"), pl.lit(False).alias("_all_null"))
+        return dict.fromkeys(kinds, empty)
+    texts = _decoded(files, [k for k, kind in kinds.items() if kind != "float"])
+    for key in kinds:
+        if key not in texts:
+            texts[key] = _parallel(
+                files,
+                [
+                    stat_path("minValues", key).alias("_lo"),
+                    stat_path("maxValues", key).alias("_hi"),
+                    stat_path("nullCount", key).alias("_nulls"),
+                    pl.col("stats").str.json_path_match("$.numRecords").alias("_records"),
+                ],
+            )
+    nulls = pl.col("_nulls").cast(pl.Int64, strict=False)
+    records = pl.col("_records").cast(pl.Int64, strict=False)
+    return {
+        key: texts[key].select(
+            "_lo",
+            "_hi",
+            (nulls > 0).fill_null(False).alias("_has_null"),
+            (nulls == records).fill_null(False).alias("_all_null"),
+        )
+        for key in kinds
+    }
+
+
+def _decoded(files: pl.DataFrame, keys: list[str]) -> dict[str, pl.DataFrame]:
+    """The four texts per key from one ``json_decode`` pass; empty if it rejects the texts."""
+    if not keys:
+        return {}
+    per_column = pl.Struct(dict.fromkeys(keys, pl.String))
+    dtype = pl.Struct(
+        {
+            "minValues": per_column,
+            "maxValues": per_column,
+            "nullCount": per_column,
+            "numRecords": pl.String,
+        }
+    )
+    try:
+        decoded = _parallel(files, [pl.col("stats").str.json_decode(dtype).alias("s")])["s"]
+    except pl.exceptions.PolarsError:
+        return {}
+    sections = {s: decoded.struct.field(s) for s in ("minValues", "maxValues", "nullCount")}
+    return {
+        key: pl.DataFrame(
+            {
+                "_lo": sections["minValues"].struct.field(key),
+                "_hi": sections["maxValues"].struct.field(key),
+                "_nulls": sections["nullCount"].struct.field(key),
+                "_records": decoded.struct.field("numRecords"),
+            }
+        )
+        for key in keys
+    }
+
+
+def _parallel(files: pl.DataFrame, exprs: list[pl.Expr]) -> pl.DataFrame:
+    """``files.select(exprs)``, the rows in slices computed side by side: a string expression
+    over one column runs on one thread per chunk, and a history's column is one chunk."""
+    n = files.height
+    if n < _PARALLEL_ROWS:
+        return files.select(exprs)
+    lazy = files.lazy()
+    bounds = [n * i // _SLICES for i in range(_SLICES + 1)]
+    parts = pl.collect_all([lazy.slice(a, b - a).select(exprs) for a, b in pairwise(bounds)])
+    return pl.concat(parts, how="vertical")
+
+
+class StatRanges:
+    """One history's :func:`stat_ranges`, each column read once however many estimates ask."""
+
+    def __init__(self, replay: Replay) -> None:
+        self.replay = replay
+        self._done: dict[tuple[str, str], pl.DataFrame] = {}
+
+    @cached_property
+    def add_stats(self) -> pl.DataFrame:
+        return add_stats(self.replay)
+
+    @cached_property
+    def files(self) -> pl.DataFrame:
+        """The history's file actions, removes carrying their add's statistics."""
+        return with_stats(self.replay.frames.files, self.add_stats)
+
+    def prefetch(self, kinds: Mapping[str, str]) -> None:
+        """Read the columns not read yet (stats key -> kind), all in one pass."""
+        missing = {k: kind for k, kind in kinds.items() if (k, kind) not in self._done}
+        if missing:
+            for key, frame in stat_ranges_many(self.files, missing).items():
+                self._done[key, missing[key]] = frame
+
+    def get(self, key: str, kind: str) -> pl.DataFrame:
+        self.prefetch({key: kind})
+        return self._done[key, kind]
