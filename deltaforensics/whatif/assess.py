@@ -49,8 +49,12 @@ def rlc_engines(transactions: Sequence[Transaction]) -> bool:
 
 
 def assess(
-    comparison: Comparison, rewriter: Rewriter, transactions: Sequence[Transaction]
+    comparison: Comparison,
+    rewriter: Rewriter,
+    transactions: Sequence[Transaction],
+    writer_names: frozenset[str] | None = None,
 ) -> tuple[str, tuple[Diagnostic, ...]]:
+    """``writer_names``: ``writer_of`` of every transaction, when the caller has them."""
     diags: list[Diagnostic] = []
     confidence = "high"
     scenario = comparison.scenario
@@ -70,7 +74,7 @@ def assess(
         elif isinstance(change, ExplicitMergePredicates):
             _explicit(change, rewriter, transactions, diags)
         elif isinstance(change, SeparateSchedules | MarkBlindAppends):
-            _writers_exist(change, transactions, diags)
+            _writers_exist(change, transactions, diags, writer_names)
     evaluated = len(comparison.pairs) + len(comparison.matrix)
     if evaluated == 0:
         confidence = "low"
@@ -260,8 +264,10 @@ def _writers_exist(
     change: SeparateSchedules | MarkBlindAppends,
     transactions: Sequence[Transaction],
     diags: list[Diagnostic],
+    names: frozenset[str] | None = None,
 ) -> None:
-    names = {writer_of(t) for t in transactions}
+    if names is None:
+        names = frozenset(writer_of(t) for t in transactions)
     wanted = (
         {change.writer_a, change.writer_b}
         if isinstance(change, SeparateSchedules)

@@ -93,10 +93,31 @@ class Layout:
 
 
 def _observed(ranges: pl.DataFrame, kind: str) -> tuple[str, ...]:
-    """The distinct minima and maxima of one column anywhere in the history, sorted."""
-    values = pl.concat([ranges["_lo"], ranges["_hi"]])
-    distinct = [v for v in values.drop_nulls().unique().to_list() if isinstance(v, str)]
-    return tuple(sorted(distinct, key=lambda v: _sort_key(v, kind)))
+    """The distinct minima and maxima of one column anywhere in the history, in
+    :func:`_sort_key` order. Sorted by polars, not by a Python key per value (an id column has
+    a million of them): numbers by value where the text is plain decimal (there Python and
+    polars read the same number), the rest by the Python key; ties keep their order as
+    Python's stable sort does."""
+    distinct = pl.concat([ranges["_lo"], ranges["_hi"]]).drop_nulls().unique(maintain_order=True)
+    if kind not in _INT_KINDS and kind != "float":
+        return tuple(distinct.to_frame("v").sort("v", maintain_order=True)["v"].to_list())
+    frame = distinct.to_frame("v").with_columns(
+        pl.col("v").str.contains(_NUMERIC_TEXT).alias("plain")
+    )
+    other = frame.filter(~pl.col("plain"))["v"].to_list()
+    keyed = pl.DataFrame(
+        [(v, *_sort_key(v, kind)) for v in other],
+        schema={"v": pl.String, "group": pl.Int64, "number": pl.Float64, "text": pl.String},
+        orient="row",
+    )
+    plain = frame.filter(pl.col("plain")).select(
+        "v",
+        pl.lit(0, pl.Int64).alias("group"),
+        pl.col("v").cast(pl.Float64).alias("number"),
+        pl.lit("").alias("text"),
+    )
+    ordered = pl.concat([plain, keyed]).sort(["group", "number", "text"], maintain_order=True)
+    return tuple(ordered["v"].to_list())
 
 
 def _sort_key(value: str, kind: str) -> tuple[int, float, str]:

@@ -3,6 +3,7 @@ values" decision with the per-file span, one statistics decode with four path re
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import polars as pl
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 from deltaforensics.analysis import load, open_store
 from deltaforensics.errors import DeltaForensicsError
 from deltaforensics.predicates.to_polars import kind_of_type
-from deltaforensics.whatif.layout import MAX_SPAN, _sort_key, _span, beyond_span
+from deltaforensics.whatif.layout import MAX_SPAN, _observed, _sort_key, _span, beyond_span
 from deltaforensics.whatif.statistics import stat_ranges
 from tests.conftest import SAMPLE_LOGS, corpus_tables
 
@@ -108,3 +109,32 @@ def test_one_decode_reads_the_same_ranges_as_path_matching(table: Path) -> None:
         assert fast.equals(exact), column
         checked += 1
     assert checked or not md.column_types
+
+
+def _not_nan(text: str) -> bool:
+    """NaN has no place in an order (Python's sort of it is arbitrary); no statistic is NaN
+    text in a Delta log."""
+    try:
+        return not math.isnan(float(text))
+    except ValueError:
+        return True
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    kind=st.sampled_from(["int64", "float", "str", "date"]),
+    values=st.lists(st.one_of(_NUMBERS, st.text(max_size=6)).filter(_not_nan), max_size=40),
+)
+def test_observed_orders_like_the_python_sort_key(kind: str, values: list[str]) -> None:
+    """The polars-sorted universe holds the same values, in non-decreasing ``_sort_key``
+    order (the order bisection relies on), as Python's ``sorted`` with that key."""
+    half = len(values) // 2
+    ranges = pl.DataFrame(
+        {"_lo": values[:half], "_hi": values[half : 2 * half]},
+        schema={"_lo": pl.String, "_hi": pl.String},
+    )
+    got = _observed(ranges, kind)
+    expected = sorted(set(values[: 2 * half]), key=lambda v: _sort_key(v, kind))
+    assert sorted(got) == sorted(expected)
+    keys = [_sort_key(v, kind) for v in got]
+    assert keys == sorted(keys)
