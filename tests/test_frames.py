@@ -31,3 +31,8 @@ def test_slices_equal_partition_by(rows: list[tuple[int | None, str | None, int]
         assert got.keys() == want.keys()
         for k, g in want.items():
             assert got[k].equals(g), k
+            assert got.get(k, frame.clear()).equals(g), k
+        missing = 99 if len(keys) == 1 else (99, "add")
+        assert got.get(missing) is None
+        assert got.get(missing, frame.clear()).is_empty()
+        assert missing not in got

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, TypeVar, overload
 
 import polars as pl
+
+_T = TypeVar("_T")
 
 
 class Slices(Mapping[Any, pl.DataFrame]):
@@ -19,6 +21,18 @@ class Slices(Mapping[Any, pl.DataFrame]):
     def __getitem__(self, key: Any) -> pl.DataFrame:
         start, length = self._ranges[key]
         return self._ordered.slice(start, length)
+
+    @overload
+    def get(self, key: Any, /) -> pl.DataFrame | None: ...
+    @overload
+    def get(self, key: Any, default: pl.DataFrame, /) -> pl.DataFrame: ...
+    @overload
+    def get(self, key: Any, default: _T, /) -> pl.DataFrame | _T: ...
+
+    def get(self, key: Any, default: Any = None, /) -> Any:
+        """Without ``Mapping.get``'s KeyError round trip (most commits have no removes)."""
+        found = self._ranges.get(key)
+        return default if found is None else self._ordered.slice(*found)
 
     def __iter__(self) -> Iterator[Any]:
         return iter(self._ranges)
