@@ -327,17 +327,29 @@ def _transaction(
         tags = commit_info.get("tags") if isinstance(commit_info.get("tags"), dict) else {}
         identity_only = str((tags or {}).get("delta.identity.schemaUpdate", "")).lower() == "true"
     drops = changes_protocol and _drops_features(prev_proto, rep.protocol_at(v))
-    reads = _reads(
-        operation,
-        params,
-        row["is_blind_append"],
-        profile,
-        md,
-        added,
-        removed,
-        changes_metadata,
-        info=_operation_predicates(operation, row["operation_parameters"]),
-    )
+    info = _operation_predicates(operation, row["operation_parameters"])
+    if info.source == "written-partitions":
+        reads = _reads(
+            operation,
+            params,
+            row["is_blind_append"],
+            profile,
+            md.partition_columns,
+            added.height > 0,
+            removed.height > 0,
+            info=info,
+            written=_logical_partitions(added, md),
+        )
+    else:
+        reads = _recurring_reads(
+            operation,
+            row["operation_parameters"],
+            row["is_blind_append"],
+            profile,
+            md.partition_columns,
+            added.height > 0,
+            removed.height > 0,
+        )
     config = md.configuration
     zorder = params.get("zOrderBy")
     zorder_cols = _json(zorder) if isinstance(zorder, str) else zorder
@@ -409,7 +421,7 @@ class Reads:
     confidence: str
 
 
-def _reads(
+def reads_of(
     operation: str,
     params: dict[str, Any],
     recorded_blind: bool | None,
@@ -417,22 +429,72 @@ def _reads(
     md: Metadata,
     added: pl.DataFrame,
     removed: pl.DataFrame,
-    changes_metadata: bool,
+) -> Reads:
+    """What a statement with these parameters and file actions read (attempted statements)."""
+    info = parse_operation_predicates(operation, params)
+    written = _logical_partitions(added, md) if info.source == "written-partitions" else None
+    return _reads(
+        operation,
+        params,
+        recorded_blind,
+        profile,
+        md.partition_columns,
+        added.height > 0,
+        removed.height > 0,
+        info=info,
+        written=written,
+    )
+
+
+@lru_cache(maxsize=1 << 14)
+def _recurring_reads(
+    operation: str,
+    params_text: str | None,
+    recorded_blind: bool | None,
+    profile: Profile,
+    cols: tuple[str, ...],
+    has_adds: bool,
+    has_removes: bool,
+) -> Reads:
+    """:func:`_reads` of a commit that is not a dynamic partition overwrite: a pure function
+    of these values, which a long history repeats (the same statements, run again and again)."""
+    return _reads(
+        operation,
+        _decode_params(_json(params_text)),
+        recorded_blind,
+        profile,
+        cols,
+        has_adds,
+        has_removes,
+        info=_operation_predicates(operation, params_text),
+    )
+
+
+def _reads(
+    operation: str,
+    params: dict[str, Any],
+    recorded_blind: bool | None,
+    profile: Profile,
+    cols: tuple[str, ...],
+    has_adds: bool,
+    has_removes: bool,
     *,
     info: ReadPredicateInfo | None = None,
+    written: list[dict[str, str | None]] | None = None,
 ) -> Reads:
-    """What the transaction read, per operation (semantics doc §A.2; delta-rs §A.9)."""
-    cols = md.partition_columns
+    """What the transaction read, per operation (semantics doc §A.2; delta-rs §A.9).
+
+    ``written``: the partitions a dynamic partition overwrite wrote (logical names)."""
     if info is None:
         info = parse_operation_predicates(operation, params)
     unknown = any("not understood" in d for d in info.diagnostics)
     if profile.engine == "delta-rs":
         return _delta_rs_reads(operation, params, info, cols, unknown)
     if recorded_blind is True:
-        reason = "blind append: reads nothing" if added.height else "no file actions: reads nothing"
+        reason = "blind append: reads nothing" if has_adds else "no file actions: reads nothing"
         return Reads(True, None, None, False, False, reason, "high")
     if not info.reads:
-        if recorded_blind is False and (added.height or removed.height):
+        if recorded_blind is False and (has_adds or has_removes):
             return Reads(
                 False,
                 TRUE,
@@ -445,14 +507,14 @@ def _reads(
             )
         reason = (
             "no file actions: reads nothing"
-            if not (added.height or removed.height)
+            if not (has_adds or has_removes)
             else f"{operation} reads nothing"
         )
         return Reads(
             True, None, None, False, False, reason, "medium" if recorded_blind is None else "high"
         )
     if info.source == "written-partitions":
-        written = _logical_partitions(added, md)
+        written = written or []
         pred = written_partitions_predicate(written) if written and cols else TRUE
         return Reads(
             False,

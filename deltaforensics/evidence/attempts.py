@@ -8,7 +8,7 @@ user tells us what they ran. :func:`attempt_transaction` turns the SQL into the
   (Spark: ``DELETE`` + ``predicate`` array, ``WRITE`` + ``mode``/``replaceWhere``/
   ``isDynamicPartitionOverwrite``, ``MERGE`` + clause lists …; delta-rs: plain SQL predicates,
   the derived MERGE target filter, no ``isBlindAppend``), read through the *same* helper as
-  committed operations (``transactions._reads``), so an attempt and the equivalent commit read
+  committed operations (``transactions.reads_of``), so an attempt and the equivalent commit read
   exactly the same;
 - its writes estimated from the snapshot at the read version: DELETE/UPDATE/MERGE remove the
   live files their condition may match (partition values and min/max stats; the whole table
@@ -56,7 +56,7 @@ from deltaforensics.predicates.parse import parse_predicate
 from deltaforensics.predicates.partition import partition_read_predicate
 from deltaforensics.predicates.stats import may_match_stats
 from deltaforensics.replay import Replay
-from deltaforensics.transactions import Transaction, _reads, effective_isolation
+from deltaforensics.transactions import Transaction, effective_isolation, reads_of
 
 HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
 ATTEMPT_SOURCE = "attempt"  # ``source`` of the synthetic file rows
@@ -178,16 +178,7 @@ def attempt_transaction(
         plan.removed if plan.removed is not None else _removed_frame(ctx, ctx.live.clear(), True)
     )
     added = _added_frame(ctx, plan.added, plan.data_change)
-    reads = _reads(
-        plan.operation,
-        plan.params,
-        plan.recorded_blind,
-        profile,
-        md,
-        added,
-        removed,
-        plan.changes_metadata,
-    )
+    reads = reads_of(plan.operation, plan.params, plan.recorded_blind, profile, md, added, removed)
     read_predicate, full_predicate = reads.partition_predicate, reads.full_predicate
     whole, registers, reason, confidence = (
         reads.whole_table,
