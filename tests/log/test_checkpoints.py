@@ -3,16 +3,19 @@ first: the frames keep the files' order, and an error names the first failing fi
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from polars.testing import assert_frame_equal
 
 from deltaforensics.analysis import open_store
 from deltaforensics.errors import LogCorruptError
 from deltaforensics.log.checkpoints import read_checkpoint
 from deltaforensics.log.listing import CheckpointFiles
+from deltaforensics.log.storage import LogStore, StoredFile
 from tests.strategies import _ADD, _META, _PROTO
 
 _PARTS = 4
@@ -83,3 +86,40 @@ def test_the_error_names_the_first_failing_part_not_the_first_to_fail(
         read_checkpoint(open_store(str(tmp_path)), _checkpoint(log))
     assert err.value.path == _part(2), err.value
     assert "expected a struct" in err.value.reason
+
+
+class _BytesOnly:
+    """The same store without ``local_file``, as a remote store is: every file as bytes."""
+
+    def __init__(self, inner: LogStore) -> None:
+        self._inner = inner
+
+    @property
+    def uri(self) -> str:
+        return self._inner.uri
+
+    def list_log(self) -> list[StoredFile]:
+        return self._inner.list_log()
+
+    def read(self, name: str) -> bytes:
+        return self._inner.read(name)
+
+    def read_many(self, names: Sequence[str]) -> dict[str, bytes]:
+        return self._inner.read_many(names)
+
+
+@pytest.mark.parametrize("with_stats", [False, True])
+def test_local_parts_read_in_place_equal_parts_read_as_bytes(
+    tmp_path: Path, with_stats: bool
+) -> None:
+    log = tmp_path / "_delta_log"
+    log.mkdir()
+    for i in range(1, _PARTS + 1):
+        _write_part(log, i, [f"p{i}-{k}" for k in range(100)])
+    store = open_store(str(tmp_path))
+    assert store.local_file(_part(1)) == str(log / _part(1))
+    in_place = read_checkpoint(store, _checkpoint(log), with_stats=with_stats)
+    as_bytes = read_checkpoint(_BytesOnly(store), _checkpoint(log), with_stats=with_stats)
+    assert in_place.metadata == as_bytes.metadata and in_place.protocols == as_bytes.protocols
+    for a, b in zip(in_place.parquet_frames, as_bytes.parquet_frames, strict=True):
+        assert_frame_equal(a, b)
