@@ -239,11 +239,10 @@ def _files_json(snap: Snapshot, slice_rows: int) -> Iterator[str]:
     frame = _file_columns(snap)
 
     def text(col: str) -> pl.Expr:
-        return (
-            pl.when(pl.col(col).is_null())
-            .then(pl.lit("null"))
-            .otherwise(pl.concat_str([pl.lit('"'), pl.col(col), pl.lit('"')]))
-        )
+        quoted = pl.concat_str([pl.lit('"'), pl.col(col), pl.lit('"')])
+        if not frame[col].has_nulls():  # handling nulls copies every value; a third of the time
+            return quoted
+        return pl.when(pl.col(col).is_null()).then(pl.lit("null")).otherwise(quoted)
 
     if columns:
         entries = [pl.concat_str([pl.lit(f"        {json.dumps(c)}: "), text(c)]) for c in columns]
@@ -252,7 +251,8 @@ def _files_json(snap: Snapshot, slice_rows: int) -> Iterator[str]:
         )
     else:
         pv = pl.lit("{}")
-    dv = pl.when(pl.col("dv_id") == "").then(None).otherwise(pl.col("dv_id"))
+    # no deletion vector ("") is written as null
+    dv = pl.when(pl.col("dv_id") == "").then(pl.lit("null")).otherwise(text("dv_id"))
     item = pl.concat_str(
         [
             pl.lit('    {\n      "path": '),
@@ -262,13 +262,13 @@ def _files_json(snap: Snapshot, slice_rows: int) -> Iterator[str]:
             pl.lit(',\n      "size": '),
             pl.col("size").cast(pl.String).fill_null("null"),
             pl.lit(',\n      "deletion_vector": '),
-            text("dv_id"),
+            dv,
             pl.lit("\n    }"),
         ]
     )
     yield "[\n"
     for offset in range(0, frame.height, slice_rows):
-        part = frame.slice(offset, slice_rows).with_columns(dv.alias("dv_id"))
+        part = frame.slice(offset, slice_rows)
         yield ",\n" if offset else ""
         yield str(part.select(item.str.join(",\n")).item())
     yield "\n  ]"
