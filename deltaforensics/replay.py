@@ -284,13 +284,17 @@ class Replay:
 
     def _live_sorted(self, version: int) -> pl.DataFrame:
         """:meth:`live_files` by (path, dv_id); at the last version, before anything has asked
-        for the lifecycle, without building it (a snapshot does not need the history)."""
+        for the lifecycle, without building it (a snapshot does not need the history).
+
+        The lifecycle is already in that order: it is sorted by key first (nulls first, as
+        ``sort`` puts them), and at one version each key has at most one live add.
+        """
         if version == self.end_version and "lifecycle" not in self.__dict__:
             self._check(version)
             live = live_at_end(self.frames.files)
             if live is not None:
                 return live
-        return self.live_files(version).sort(*KEY)
+        return self.live_files(version)
 
     def snapshot_at(self, version: int | None = None) -> Snapshot:
         v = self.end_version if version is None else version

@@ -164,6 +164,20 @@ def test_the_latest_snapshot_without_the_lifecycle_equals_the_lifecycle_one(
     assert_frame_equal(quick, full, check_exact=True)
 
 
+@pytest.mark.corpus
+@pytest.mark.parametrize("table", _TABLES, ids=[p.name for p in _TABLES])
+def test_the_lifecycle_lists_live_files_in_key_order_at_every_version(table: Path) -> None:
+    """snapshot_at does not re-sort the lifecycle's live files: they must already be in order."""
+    try:
+        rep = load(open_store(str(table)), mode="history").replay
+    except DeltaForensicsError as err:
+        pytest.skip(f"not readable: {err}")
+    for v in range(rep.first_version, rep.end_version + 1):
+        live = rep.live_files(v)
+        assert_frame_equal(live, live.sort("path", "dv_id"), check_exact=True)
+        assert live.select(pl.struct("path", "dv_id").is_duplicated().any()).item() is False
+
+
 def _file(path: str, size: int, dv: str | None = None) -> dict[str, object]:
     out: dict[str, object] = {
         "path": path,
