@@ -289,12 +289,18 @@ class Replay:
         The lifecycle is already in that order: it is sorted by key first (nulls first, as
         ``sort`` puts them), and at one version each key has at most one live add.
         """
-        if version == self.end_version and "lifecycle" not in self.__dict__:
+        cached = "_live_at_end" in self.__dict__
+        if version == self.end_version and (cached or "lifecycle" not in self.__dict__):
             self._check(version)
-            live = live_at_end(self.frames.files)
+            live = self._live_at_end
             if live is not None:
                 return live
         return self.live_files(version)
+
+    @cached_property
+    def _live_at_end(self) -> pl.DataFrame | None:
+        """:func:`live_at_end`, once: ``explain`` asks for the latest snapshot more than once."""
+        return live_at_end(self.frames.files)
 
     def snapshot_at(self, version: int | None = None) -> Snapshot:
         v = self.end_version if version is None else version

@@ -310,6 +310,8 @@ def test_commits_that_re_add_remove_and_re_key_checkpoint_files_end_them(tmp_pat
     assert _rows(quick) == _expected_live()
     assert quick["end_version"].null_count() == quick.height
     assert_frame_equal(quick, full, check_exact=True)
+    again = fast.snapshot_at(fast.end_version).files  # explain asks twice: computed once
+    assert again is quick and "lifecycle" not in fast.__dict__
 
 
 @pytest.mark.parametrize(
