@@ -54,6 +54,65 @@ def build_lifecycle(files: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def live_at_end(files: pl.DataFrame) -> pl.DataFrame | None:
+    """The lifecycle rows live at the segment's last version, without the whole lifecycle.
+
+    At the last version a file is live when its add is the last action of its key. A
+    checkpoint's adds all come before every commit, so one of them is live exactly when no
+    commit touches its key: only the (few) commit rows need the lifecycle's five-key sort, and
+    the (many) checkpoint rows only the (path, dv_id) sort the snapshot is ordered by anyway.
+    Returns ``None`` — use the lifecycle — when that shortcut would not be exact: a key repeated
+    inside the checkpoint, a null key, or checkpoint rows that do not all precede the commits.
+    """
+    keys = files.select(*KEY, "version", "seq", "action", "source").with_row_index("_i")
+    if any(keys[k].null_count() for k in KEY):
+        return None
+    in_checkpoint = pl.col("source") == "checkpoint"
+    checkpoint = keys.filter(in_checkpoint).select("_i", *KEY, "action", "version")
+    commits = keys.filter(~in_checkpoint)
+    if not _checkpoint_precedes(checkpoint, commits):
+        return None
+    untouched = checkpoint.join(commits.select(*KEY).unique(), on=list(KEY), how="anti")
+    candidates = pl.concat(
+        [untouched.select("_i", *KEY, "action"), _live_commit_adds(commits)], how="vertical"
+    ).sort(*KEY)
+    if candidates.select(_same_key_as_next().any()).item():
+        return None
+    order = candidates.filter(pl.col("action") == "add")["_i"]
+    return (
+        files.drop("action", "deletion_timestamp")[order]
+        .with_columns(
+            pl.lit(None, dtype=files.schema["version"]).alias("end_version"),
+            pl.lit(None, dtype=files.schema["action"]).alias("end_action"),
+        )
+        .rename({"version": "added_version"})
+    )
+
+
+def _same_key_as_next() -> pl.Expr:
+    return pl.all_horizontal(pl.col(k).eq_missing(pl.col(k).shift(-1)) for k in KEY)
+
+
+def _checkpoint_precedes(checkpoint: pl.DataFrame, commits: pl.DataFrame) -> bool:
+    """Checkpoint rows share one version, older than every commit row's."""
+    if checkpoint.is_empty():
+        return True
+    first, last = checkpoint["version"].min(), checkpoint["version"].max()
+    if first != last:
+        return False
+    return commits.is_empty() or bool(commits["version"].min() > last)  # type: ignore[operator]
+
+
+def _live_commit_adds(commits: pl.DataFrame) -> pl.DataFrame:
+    """Commit adds that are the last action of their key (``_i``, key, ``action``)."""
+    return (
+        commits.with_columns((pl.col("action") == "add").cast(pl.Int8).alias("_rank"))
+        .sort([*KEY, "version", "_rank", "seq"])
+        .filter(~_same_key_as_next() & (pl.col("action") == "add"))
+        .select("_i", *KEY, "action")
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class _Versioned:
     versions: list[int]
@@ -220,13 +279,33 @@ class Replay:
                 out[d] = conf or ""
         return out
 
+    def _live_sorted(self, version: int) -> pl.DataFrame:
+        """:meth:`live_files` by (path, dv_id); at the last version, before anything has asked
+        for the lifecycle, without building it (a snapshot does not need the history).
+
+        The lifecycle is already in that order: it is sorted by key first (nulls first, as
+        ``sort`` puts them), and at one version each key has at most one live add.
+        """
+        cached = "_live_at_end" in self.__dict__
+        if version == self.end_version and (cached or "lifecycle" not in self.__dict__):
+            self._check(version)
+            live = self._live_at_end
+            if live is not None:
+                return live
+        return self.live_files(version)
+
+    @cached_property
+    def _live_at_end(self) -> pl.DataFrame | None:
+        """:func:`live_at_end`, once: ``explain`` asks for the latest snapshot more than once."""
+        return live_at_end(self.frames.files)
+
     def snapshot_at(self, version: int | None = None) -> Snapshot:
         v = self.end_version if version is None else version
         return Snapshot(
             version=v,
             protocol=self.protocol_at(v),
             metadata=self.metadata_at(v),
-            files=self.live_files(v).sort("path", "dv_id"),
+            files=self._live_sorted(v),
             app_transactions=self.app_transactions_at(v),
             domains=self.domains_at(v),
         )

@@ -4,15 +4,28 @@ import tempfile
 from pathlib import Path
 
 import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
 
 from deltaforensics.analysis import load, open_store
+from deltaforensics.engines.polars_engine import PolarsEngine
 from deltaforensics.errors import DeltaForensicsError
 from deltaforensics.log.listing import list_log
+from deltaforensics.replay import Replay, live_at_end
 from tests.conftest import SAMPLE_LOGS, corpus_tables
-from tests.strategies import commit_sequences, live_at, write_checkpoint, write_log
+from tests.strategies import (
+    _ADD,
+    _META,
+    _PROTO,
+    commit_sequences,
+    live_at,
+    write_checkpoint,
+    write_log,
+)
 
 
 def _keys(frame: pl.DataFrame) -> set[tuple[str, str]]:
@@ -119,14 +132,233 @@ def test_listing_is_taken_once_so_later_commits_are_ignored(tmp_path: Path) -> N
     assert load(store, listing=listing).replay.end_version == 0
 
 
-_ALL_TABLES = [
+def _snapshot_both_ways(
+    table: str, *, with_stats: bool
+) -> tuple[Replay, pl.DataFrame, pl.DataFrame]:
+    """The latest snapshot's files without the lifecycle, and (second load) through it."""
+    store = open_store(table)
+    fast = load(store, mode="snapshot", engine=PolarsEngine(store, with_stats=with_stats)).replay
+    slow = load(store, mode="snapshot", engine=PolarsEngine(store, with_stats=with_stats)).replay
+    assert not slow.lifecycle.is_empty() or slow.frames.files.is_empty()
+    return fast, fast.snapshot_at().files, slow.snapshot_at().files
+
+
+_TABLES = [
     *corpus_tables(),
     *sorted(p for p in SAMPLE_LOGS.iterdir() if (p / "_delta_log").is_dir()),
 ]
 
 
 @pytest.mark.corpus
-@pytest.mark.parametrize("table", _ALL_TABLES, ids=lambda p: p.name)
+@pytest.mark.parametrize("with_stats", [False, True], ids=["no-stats", "stats"])
+@pytest.mark.parametrize("table", _TABLES, ids=[p.name for p in _TABLES])
+def test_the_latest_snapshot_without_the_lifecycle_equals_the_lifecycle_one(
+    table: Path, with_stats: bool
+) -> None:
+    try:
+        fast, quick, full = _snapshot_both_ways(str(table), with_stats=with_stats)
+    except DeltaForensicsError as err:  # the documented unreconstructable logs (test_corpus)
+        assert "cannot be reconstructed" in str(err)
+        return
+    assert "lifecycle" not in fast.__dict__, "the shortcut fell back to the lifecycle"
+    assert quick.schema == full.schema
+    assert_frame_equal(quick, full, check_exact=True)
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("table", _TABLES, ids=[p.name for p in _TABLES])
+def test_the_lifecycle_lists_live_files_in_key_order_at_every_version(table: Path) -> None:
+    """snapshot_at does not re-sort the lifecycle's live files: they must already be in order."""
+    try:
+        rep = load(open_store(str(table)), mode="history").replay
+    except DeltaForensicsError as err:  # the documented unreconstructable logs (test_corpus)
+        assert "cannot be reconstructed" in str(err)
+        return
+    for v in range(rep.first_version, rep.end_version + 1):
+        live = rep.live_files(v)
+        assert_frame_equal(live, live.sort("path", "dv_id"), check_exact=True)
+        assert live.select(pl.struct("path", "dv_id").is_duplicated().any()).item() is False
+
+
+def _file(path: str, size: int, dv: str | None = None) -> dict[str, object]:
+    out: dict[str, object] = {
+        "path": path,
+        "partitionValues": {},
+        "size": size,
+        "modificationTime": size,
+        "dataChange": True,
+    }
+    if dv is not None:
+        out["deletionVector"] = {
+            "storageType": "i",
+            "pathOrInlineDv": dv,
+            "offset": None,
+            "sizeInBytes": 4,
+            "cardinality": 1,
+        }
+    return out
+
+
+_CHECKPOINT_REMOVE = pa.struct(
+    [("path", pa.string()), ("deletionTimestamp", pa.int64()), ("dataChange", pa.bool_())]
+)
+
+
+def _write_checkpoint_rows(log: Path, version: int, rows: list[dict[str, object]]) -> None:
+    """A classic checkpoint holding exactly ``rows`` (after protocol and metaData): unlike a
+    writer's, it may repeat a key, as a careless or older writer's checkpoint can."""
+    meta = {
+        "id": "t",
+        "format": {"provider": "parquet", "options": []},
+        "schemaString": '{"type":"struct","fields":[]}',
+        "partitionColumns": [],
+        "configuration": [],
+        "createdTime": 0,
+    }
+    empty = {"protocol": None, "metaData": None, "add": None, "remove": None}
+    table = pa.Table.from_pylist(
+        [
+            {**empty, "protocol": {"minReaderVersion": 3, "minWriterVersion": 7}},
+            {**empty, "metaData": meta},
+            *({**empty, **r} for r in rows),
+        ],
+        schema=pa.schema(
+            [
+                ("protocol", _PROTO),
+                ("metaData", _META),
+                ("add", _ADD),
+                ("remove", _CHECKPOINT_REMOVE),
+            ]
+        ),
+    )
+    pq.write_table(table, log / f"{version:020d}.checkpoint.parquet")
+
+
+def _checkpoint_add(path: str, size: int, dv: str | None = None) -> dict[str, object]:
+    f = _file(path, size, dv)
+    f["partitionValues"] = []
+    if dv is None:
+        f["deletionVector"] = None
+    f["stats"] = None
+    return {"add": f}
+
+
+def _log_with_checkpoint(root: Path, checkpoint_rows: list[dict[str, object]]) -> str:
+    """Version 0 (protocol, metaData), a checkpoint at 1 holding ``checkpoint_rows``, then
+    commits 2 and 3 that re-add, remove and re-key files the checkpoint holds."""
+    setup = [
+        {"protocol": {"minReaderVersion": 3, "minWriterVersion": 7}},
+        {
+            "metaData": {
+                "id": "t",
+                "format": {"provider": "parquet", "options": {}},
+                "schemaString": '{"type":"struct","fields":[]}',
+                "partitionColumns": [],
+                "configuration": {},
+            }
+        },
+    ]
+    commits = [
+        setup,
+        [{"add": _file("z", 1)}],
+        [
+            {"remove": {"path": "readded", "dataChange": True}},
+            {"add": _file("readded", 20)},
+            {"remove": {"path": "removed", "dataChange": True}},
+            {"remove": {"path": "rekeyed", "dataChange": True}},
+            {"add": _file("rekeyed", 30, dv="dv1")},
+            {"add": _file("new", 40)},
+            {"add": _file("new-then-gone", 50)},
+        ],
+        [
+            {"add": _file("new", 41)},
+            {"remove": {"path": "new-then-gone", "dataChange": True}},
+        ],
+    ]
+    log = write_log(root, commits)
+    _write_checkpoint_rows(log, 1, checkpoint_rows)
+    return str(root)
+
+
+_HELD = [
+    _checkpoint_add("kept", 1),
+    _checkpoint_add("readded", 2),
+    _checkpoint_add("removed", 3),
+    _checkpoint_add("rekeyed", 4),
+    _checkpoint_add("kept-with-dv", 5, dv="dv0"),
+    {"remove": {"path": "tombstone", "deletionTimestamp": 1, "dataChange": True}},
+]
+
+
+def _expected_live() -> list[tuple[str, str, int, int]]:
+    return [
+        ("kept", "", 1, 1),
+        ("kept-with-dv", "idv0", 5, 1),
+        ("new", "", 41, 3),
+        ("readded", "", 20, 2),
+        ("rekeyed", "idv1", 30, 2),
+    ]
+
+
+def _rows(files: pl.DataFrame) -> list[tuple[str, str, int, int]]:
+    return list(files.select("path", "dv_id", "size", "added_version").iter_rows())
+
+
+def test_commits_that_re_add_remove_and_re_key_checkpoint_files_end_them(tmp_path: Path) -> None:
+    table = _log_with_checkpoint(tmp_path, _HELD)
+    fast, quick, full = _snapshot_both_ways(table, with_stats=False)
+    assert live_at_end(fast.frames.files) is not None
+    assert "lifecycle" not in fast.__dict__
+    assert _rows(quick) == _expected_live()
+    assert quick["end_version"].null_count() == quick.height
+    assert_frame_equal(quick, full, check_exact=True)
+    again = fast.snapshot_at(fast.end_version).files  # explain asks twice: computed once
+    assert again is quick and "lifecycle" not in fast.__dict__
+
+
+@pytest.mark.parametrize(
+    ("repeat", "live_size"),
+    [
+        pytest.param(_checkpoint_add("kept", 9), 9, id="two-adds-the-later-wins"),
+        pytest.param(
+            {"remove": {"path": "kept", "deletionTimestamp": 1, "dataChange": True}},
+            1,
+            id="add-and-remove-the-add-wins",
+        ),
+    ],
+)
+def test_a_key_repeated_inside_the_checkpoint_is_replayed_by_the_lifecycle(
+    tmp_path: Path, repeat: dict[str, object], live_size: int
+) -> None:
+    table = _log_with_checkpoint(tmp_path, [*_HELD, repeat])
+    fast, quick, full = _snapshot_both_ways(table, with_stats=False)
+    assert live_at_end(fast.frames.files) is None
+    assert_frame_equal(quick, full, check_exact=True)
+    assert [r[2] for r in _rows(quick) if r[0] == "kept"] == [live_size]
+
+
+def test_an_older_snapshot_still_comes_from_the_lifecycle(
+    tmp_path: Path,
+) -> None:
+    rep = load(open_store(_log_with_checkpoint(tmp_path, _HELD)), mode="snapshot").replay
+    older = rep.snapshot_at(2).files
+    assert "lifecycle" in rep.__dict__
+    assert [r[0] for r in _rows(older)] == [
+        "kept",
+        "kept-with-dv",
+        "new",
+        "new-then-gone",
+        "readded",
+        "rekeyed",
+    ]
+    assert older.filter(pl.col("path") == "new")["size"].to_list() == [40]
+    assert_frame_equal(
+        rep.snapshot_at().files, rep.live_files(rep.end_version).sort("path", "dv_id")
+    )
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("table", _TABLES, ids=lambda p: p.name)
 def test_live_files_among_equals_cutting_live_files(table: Path) -> None:
     """The binary-searched lookup returns exactly the rows of ``live_files`` with those paths,
     at every version, for paths that are live, removed, re-added or never existed."""

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import polars as pl
 
 from deltaforensics.log.checkpoints import RawCheckpoint, read_checkpoint
 from deltaforensics.log.commits import read_commits, unknown_action_lines
+from deltaforensics.log.listing import CheckpointFiles
 from deltaforensics.log.normalize import file_actions, side_actions
 from deltaforensics.log.segment import LogSegment
 from deltaforensics.log.storage import LogStore
@@ -27,20 +29,39 @@ class PolarsEngine:
     with_stats: bool = True
 
     def scan(self, segment: LogSegment) -> ActionFrames:
-        checkpoint = (
-            read_checkpoint(self.store, segment.checkpoint, with_stats=self.with_stats)
-            if segment.checkpoint
-            else None
-        )
-        names = [name for _, name in segment.commits]
-        blobs = self.store.read_many(names)
-        triples = [(v, name, blobs[name]) for v, name in segment.commits]
-        raw = read_commits(triples)
+        """Reads the checkpoint on a second thread while this one fetches and parses the
+        commits: both spend their time in pyarrow/polars with the GIL released."""
+        if segment.checkpoint is None:
+            checkpoint, (raw, triples) = None, self._read_commits(segment)
+        else:
+            checkpoint, (raw, triples) = self._read_both(segment, segment.checkpoint)
         metadata_texts = (
             list(checkpoint.metadata if checkpoint else ()) + raw["metaData"].drop_nulls().to_list()
         )
         partition_columns = physical_partition_columns(metadata_texts)
         return assemble(segment, checkpoint, raw, partition_columns, triples)
+
+    def _read_both(
+        self, segment: LogSegment, files: CheckpointFiles
+    ) -> tuple[RawCheckpoint, tuple[pl.DataFrame, list[tuple[int, str, bytes]]]]:
+        """A checkpoint error wins over a commit error, as when the checkpoint was read first
+        (the loader falls back to an older checkpoint only for an error naming one of its files)."""
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="checkpoint") as pool:
+            pending = pool.submit(read_checkpoint, self.store, files, with_stats=self.with_stats)
+            try:
+                commits = self._read_commits(segment)
+            except BaseException:
+                pending.result()
+                raise
+            return pending.result(), commits
+
+    def _read_commits(
+        self, segment: LogSegment
+    ) -> tuple[pl.DataFrame, list[tuple[int, str, bytes]]]:
+        names = [name for _, name in segment.commits]
+        blobs = self.store.read_many(names)
+        triples = [(v, name, blobs[name]) for v, name in segment.commits]
+        return read_commits(triples), triples
 
 
 def physical_partition_columns(metadata_texts: list[str]) -> tuple[str, ...]:

@@ -183,6 +183,15 @@ class FsspecLogStore:
         except OSError:
             return False
 
+    def local_file(self, name: str) -> str | None:
+        """The OS path of a readable local log file, else ``None`` (not local, or not there:
+        :meth:`read` then reports it). A parquet reader given the path reads only the column
+        chunks it needs; most of a large checkpoint's bytes are statistics it may skip."""
+        if not self._local:
+            return None
+        path = f"{self.log_path}/{name}"
+        return path if Path(path).is_file() and os.access(path, os.R_OK) else None
+
     def read(self, name: str) -> bytes:
         path = f"{self.log_path}/{name}"
         try:

@@ -199,13 +199,15 @@ def snapshot_json_chunks(
     """
     head = snapshot_document(uri, replace(snap, files=snap.files.clear()), diagnostics)
     head["num_files"] = snap.files.height
-    plain = _files_are_plain(snap)
+    frame = _file_columns(snap)
+    columns = snap.metadata.partition_columns
+    plain = _files_are_plain(frame, columns)
     yield "{\n"
     for i, (key, value) in enumerate(head.items()):
         yield ",\n" if i else ""
         yield f"  {json.dumps(key)}: "
         if key == "files" and snap.files.height and plain:
-            yield from _files_json(snap, slice_rows)
+            yield from _files_json(frame, columns, slice_rows)
         elif key == "files" and snap.files.height:
             full = snapshot_document(uri, snap, diagnostics)["files"]
             yield json.dumps(full, indent=2, default=str).replace("\n", "\n  ")
@@ -215,35 +217,41 @@ def snapshot_json_chunks(
 
 
 def _file_columns(snap: Snapshot) -> pl.DataFrame:
-    return snap.files.select(
+    """The columns the files array shows, with the paths copied into one buffer in row order.
+
+    Live files are gathered from the checkpoint's frames in path order, so each path is read
+    from wherever its part put it; both passes below (the escaping check, the rendering) then
+    miss the cache on nearly every path. One sequential copy (~0.07 s for 1M paths) saved
+    ~0.4 s of those passes on a 1M-file multi-part checkpoint.
+    """
+    frame = snap.files.select(
         pl.col("path"), pl.col("size"), pl.col("dv_id"), *snap.partition_value_exprs()
     )
+    packed = pl.from_arrow(frame["path"].to_arrow())
+    assert isinstance(packed, pl.Series)
+    return frame.with_columns(packed.alias("path"))
 
 
-def _files_are_plain(snap: Snapshot) -> bool:
+def _files_are_plain(frame: pl.DataFrame, columns: tuple[str, ...]) -> bool:
     """Whether every string of the files array is written by json.dumps as itself."""
-    if snap.files.is_empty():
+    if frame.is_empty():
         return True
-    columns = snap.metadata.partition_columns
     strings = [pl.col("path"), pl.col("dv_id"), *(pl.col(c) for c in columns)]
     return bool(
-        _file_columns(snap)
-        .select(pl.all_horizontal(s.is_null() | s.str.contains(_PLAIN_JSON) for s in strings).all())
-        .item()
+        frame.select(
+            pl.all_horizontal(s.is_null() | s.str.contains(_PLAIN_JSON) for s in strings).all()
+        ).item()
     )
 
 
-def _files_json(snap: Snapshot, slice_rows: int) -> Iterator[str]:
+def _files_json(frame: pl.DataFrame, columns: tuple[str, ...], slice_rows: int) -> Iterator[str]:
     """The ``files`` array at indent level 1 (its strings need no escaping), in slices."""
-    columns = snap.metadata.partition_columns
-    frame = _file_columns(snap)
 
     def text(col: str) -> pl.Expr:
-        return (
-            pl.when(pl.col(col).is_null())
-            .then(pl.lit("null"))
-            .otherwise(pl.concat_str([pl.lit('"'), pl.col(col), pl.lit('"')]))
-        )
+        quoted = pl.concat_str([pl.lit('"'), pl.col(col), pl.lit('"')])
+        if not frame[col].has_nulls():  # handling nulls copies every value; a third of the time
+            return quoted
+        return pl.when(pl.col(col).is_null()).then(pl.lit("null")).otherwise(quoted)
 
     if columns:
         entries = [pl.concat_str([pl.lit(f"        {json.dumps(c)}: "), text(c)]) for c in columns]
@@ -252,7 +260,8 @@ def _files_json(snap: Snapshot, slice_rows: int) -> Iterator[str]:
         )
     else:
         pv = pl.lit("{}")
-    dv = pl.when(pl.col("dv_id") == "").then(None).otherwise(pl.col("dv_id"))
+    # no deletion vector ("") is written as null
+    dv = pl.when(pl.col("dv_id") == "").then(pl.lit("null")).otherwise(text("dv_id"))
     item = pl.concat_str(
         [
             pl.lit('    {\n      "path": '),
@@ -262,13 +271,13 @@ def _files_json(snap: Snapshot, slice_rows: int) -> Iterator[str]:
             pl.lit(',\n      "size": '),
             pl.col("size").cast(pl.String).fill_null("null"),
             pl.lit(',\n      "deletion_vector": '),
-            text("dv_id"),
+            dv,
             pl.lit("\n    }"),
         ]
     )
     yield "[\n"
     for offset in range(0, frame.height, slice_rows):
-        part = frame.slice(offset, slice_rows).with_columns(dv.alias("dv_id"))
+        part = frame.slice(offset, slice_rows)
         yield ",\n" if offset else ""
         yield str(part.select(item.str.join(",\n")).item())
     yield "\n  ]"

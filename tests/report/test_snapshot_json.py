@@ -13,7 +13,9 @@ from deltaforensics.report.history import snapshot_document, snapshot_json
 from deltaforensics.snapshot import Snapshot
 
 
-def _snapshot(paths: list[str], dates: list[str | None], *, partitioned: bool = True) -> Snapshot:
+def _snapshot(
+    paths: list[str | None], dates: list[str | None], *, partitioned: bool = True
+) -> Snapshot:
     n = len(paths)
     md = {
         "id": "t",
@@ -55,13 +57,14 @@ CASES = [
     pytest.param(["a.parquet", "date=x/b.parquet", "c"], ["2024-01-01", "", None], id="plain"),
     pytest.param(['we"ird.parquet', "ü.parquet", "tab\t"], ["x", "y\\z", "é"], id="escaped"),
     pytest.param([], [], id="empty"),
+    pytest.param(["a.parquet", None, "c"], [None, None, None], id="nulls"),
 ]
 
 
 @pytest.mark.parametrize(("paths", "dates"), CASES)
 @pytest.mark.parametrize("partitioned", [True, False])
 def test_snapshot_json_equals_json_dumps_of_the_document(
-    paths: list[str], dates: list[str | None], partitioned: bool
+    paths: list[str | None], dates: list[str | None], partitioned: bool
 ) -> None:
     snap = _snapshot(paths, dates, partitioned=partitioned)
     expected, diags = _expected(snap)
@@ -73,3 +76,16 @@ def test_snapshot_json_slices_agree_with_one_piece() -> None:
     snap = _snapshot(paths, [f"2024-01-{i % 28 + 1:02d}" for i in range(25)])
     expected, diags = _expected(snap)
     assert snapshot_json("/t", snap, diags, slice_rows=4) == expected  # separators between slices
+
+
+def test_a_null_deletion_vector_id_is_written_as_null_like_an_empty_one() -> None:
+    snap = _snapshot(["a", "b", "c"], ["x", "y", "z"])
+    files = snap.files.with_columns(
+        pl.when(pl.col("path") == "c").then(None).otherwise(pl.col("dv_id")).alias("dv_id")
+    )
+    snap = Snapshot(
+        version=snap.version, protocol=snap.protocol, metadata=snap.metadata, files=files
+    )
+    expected, diags = _expected(snap)
+    assert snapshot_json("/t", snap, diags) == expected
+    assert snapshot_json("/t", snap, diags, slice_rows=2) == expected
