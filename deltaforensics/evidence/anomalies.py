@@ -152,15 +152,15 @@ def impossible_read_versions(txns: Sequence[Transaction]) -> list[Anomaly]:
 
 def metadata_changes_during_races(txns: Sequence[Transaction]) -> list[Anomaly]:
     out: list[Anomaly] = []
+    # metadata changes are few; scanning every commit per race was O(races x commits)
+    changes = [w for w in txns if w.version is not None and w.changes_metadata]
     for t in txns:
         if t.version is None or t.read_version is None or t.read_version >= t.version - 1:
             continue
         changed = [
             w
-            for w in txns
-            if w.version is not None
-            and t.read_version < w.version < t.version
-            and w.changes_metadata
+            for w in changes
+            if w.version is not None and t.read_version < w.version < t.version
         ]
         if changed:
             out.append(
