@@ -153,6 +153,16 @@ _META = pa.struct(
     ]
 )
 _PROTO = pa.struct([("minReaderVersion", pa.int32()), ("minWriterVersion", pa.int32())])
+# a metaData row of an unpartitioned, schemaless table, shaped for the parquet structs above
+# (maps as lists of pairs)
+EMPTY_CHECKPOINT_METADATA: dict[str, Any] = {
+    "id": "t",
+    "format": {"provider": "parquet", "options": []},
+    "schemaString": '{"type":"struct","fields":[]}',
+    "partitionColumns": [],
+    "configuration": [],
+    "createdTime": 0,
+}
 
 
 def write_checkpoint(log: Path, commits: list[list[dict[str, Any]]], version: int) -> None:

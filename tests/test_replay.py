@@ -21,6 +21,7 @@ from tests.strategies import (
     _ADD,
     _META,
     _PROTO,
+    EMPTY_CHECKPOINT_METADATA,
     commit_sequences,
     live_at,
     write_checkpoint,
@@ -207,14 +208,7 @@ _CHECKPOINT_REMOVE = pa.struct(
 def _write_checkpoint_rows(log: Path, version: int, rows: list[dict[str, object]]) -> None:
     """A classic checkpoint holding exactly ``rows`` (after protocol and metaData): unlike a
     writer's, it may repeat a key, as a careless or older writer's checkpoint can."""
-    meta = {
-        "id": "t",
-        "format": {"provider": "parquet", "options": []},
-        "schemaString": '{"type":"struct","fields":[]}',
-        "partitionColumns": [],
-        "configuration": [],
-        "createdTime": 0,
-    }
+    meta = EMPTY_CHECKPOINT_METADATA
     empty = {"protocol": None, "metaData": None, "add": None, "remove": None}
     table = pa.Table.from_pylist(
         [

@@ -16,7 +16,7 @@ from deltaforensics.errors import LogCorruptError
 from deltaforensics.log.checkpoints import read_checkpoint
 from deltaforensics.log.listing import CheckpointFiles
 from deltaforensics.log.storage import LogStore, StoredFile
-from tests.strategies import _ADD, _META, _PROTO
+from tests.strategies import _ADD, _META, _PROTO, EMPTY_CHECKPOINT_METADATA
 
 _PARTS = 4
 
@@ -26,14 +26,7 @@ def _part(i: int) -> str:
 
 
 def _write_part(log: Path, i: int, paths: list[str]) -> None:
-    meta = {
-        "id": "t",
-        "format": {"provider": "parquet", "options": []},
-        "schemaString": '{"type":"struct","fields":[]}',
-        "partitionColumns": [],
-        "configuration": [],
-        "createdTime": 0,
-    }
+    meta = EMPTY_CHECKPOINT_METADATA
     rows: list[dict[str, object]] = []
     if i == 1:
         rows += [
