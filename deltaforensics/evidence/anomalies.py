@@ -158,9 +158,7 @@ def metadata_changes_during_races(txns: Sequence[Transaction]) -> list[Anomaly]:
         if t.version is None or t.read_version is None or t.read_version >= t.version - 1:
             continue
         changed = [
-            w
-            for w in changes
-            if w.version is not None and t.read_version < w.version < t.version
+            w for w in changes if w.version is not None and t.read_version < w.version < t.version
         ]
         if changed:
             out.append(
