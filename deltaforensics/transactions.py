@@ -182,6 +182,16 @@ def effective_isolation(
     return profile.default_isolation, f"{profile.engine} default"
 
 
+@lru_cache(maxsize=1024)
+def _recorded_isolation(
+    recorded: str | None, prop: str | None, profile: Profile
+) -> tuple[IsolationLevel, str]:
+    """:func:`effective_isolation` by the only table property it reads (a history repeats the
+    same few combinations; iterating the level enum per commit showed in profiles)."""
+    config = {} if prop is None else {"delta.isolationLevel": prop}
+    return effective_isolation(recorded, config, profile)
+
+
 def _metadata_change(
     prev: Metadata | None, new: Metadata
 ) -> tuple[tuple[str, ...], bool, dict[str, tuple[str | None, str | None]]]:
@@ -310,7 +320,9 @@ def _transaction(
     prev_md = rep.metadata_at(ref) if ref >= max(base, 0) else None
     md = prev_md or rep.metadata_at(v)
     prev_proto = rep.protocol_at(ref) if ref >= max(base, 0) else None
-    isolation, iso_source = effective_isolation(row["isolation_level"], md.configuration, profile)
+    isolation, iso_source = _recorded_isolation(
+        row["isolation_level"], md.configuration.get("delta.isolationLevel"), profile
+    )
     operation = (
         row["operation"] or ("TRANSACTION" if not row["has_commit_info"] else "UNKNOWN")
     ).upper()

@@ -8,7 +8,7 @@ reproduce is excluded), W605 change-is-a-metadata-commit.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from deltaforensics.conflicts.profiles import parse_isolation
@@ -26,7 +26,7 @@ from deltaforensics.whatif.scenario import (
     SeparateSchedules,
 )
 from deltaforensics.whatif.transform import Rewriter, is_pure_append
-from deltaforensics.whatif.writers import writer_of
+from deltaforensics.whatif.writers import transactions_by_writer
 
 if TYPE_CHECKING:
     from deltaforensics.whatif.compare import Comparison
@@ -52,9 +52,9 @@ def assess(
     comparison: Comparison,
     rewriter: Rewriter,
     transactions: Sequence[Transaction],
-    writer_names: frozenset[str] | None = None,
+    by_writer: Mapping[str, Sequence[Transaction]] | None = None,
 ) -> tuple[str, tuple[Diagnostic, ...]]:
-    """``writer_names``: ``writer_of`` of every transaction, when the caller has them."""
+    """``by_writer``: ``transactions`` grouped by ``writer_of``, when the caller has them."""
     diags: list[Diagnostic] = []
     confidence = "high"
     scenario = comparison.scenario
@@ -74,7 +74,7 @@ def assess(
         elif isinstance(change, ExplicitMergePredicates):
             _explicit(change, rewriter, transactions, diags)
         elif isinstance(change, SeparateSchedules | MarkBlindAppends):
-            _writers_exist(change, transactions, diags, writer_names)
+            _writers_exist(change, transactions, diags, by_writer)
     evaluated = len(comparison.pairs) + len(comparison.matrix)
     if evaluated == 0:
         confidence = "low"
@@ -264,19 +264,19 @@ def _writers_exist(
     change: SeparateSchedules | MarkBlindAppends,
     transactions: Sequence[Transaction],
     diags: list[Diagnostic],
-    names: frozenset[str] | None = None,
+    by_writer: Mapping[str, Sequence[Transaction]] | None = None,
 ) -> None:
-    if names is None:
-        names = frozenset(writer_of(t) for t in transactions)
+    if by_writer is None:
+        by_writer = transactions_by_writer(transactions)
     wanted = (
         {change.writer_a, change.writer_b}
         if isinstance(change, SeparateSchedules)
         else {change.writer}
     )
-    for name in sorted(wanted - names):
+    for name in sorted(wanted - set(by_writer)):
         diags.append(warning("W603", f"no commit in the analysed history is by writer {name!r}"))
     if isinstance(change, MarkBlindAppends):
-        mine = [t for t in transactions if writer_of(t) == change.writer]
+        mine = by_writer.get(change.writer, ())
         if mine and not any(is_pure_append(t) for t in mine):
             diags.append(warning("W603", f"{change.writer} made no pure append to mark as blind"))
         if any(t.profile.engine == "kernel" for t in mine):

@@ -36,7 +36,7 @@ from deltaforensics.whatif.matrix import (
 from deltaforensics.whatif.scenario import Scenario
 from deltaforensics.whatif.statistics import StatRanges
 from deltaforensics.whatif.transform import Rewriter, judge, quiet_reason
-from deltaforensics.whatif.writers import group_writers, writer_of
+from deltaforensics.whatif.writers import group_writers, transactions_by_writer
 
 DEFAULT_SAMPLES = 4
 
@@ -209,7 +209,7 @@ class Evaluation:
         pairs = writer_pairs(self.writers, self.races, self.by_version)
         # every transaction the estimate is about: commits and the losers of the evidence
         self.participants = self.transactions + tuple(o.loser for o in self.evidence)
-        self.writer_names = frozenset(writer_of(t) for t in self.participants)
+        self.by_writer = transactions_by_writer(self.participants)
         self.cells = sample_cells(self.writers, pairs, replay, samples) if samples > 0 else {}
         self.statistics = StatRanges(replay)  # read once for every PartitionBy compared
 
@@ -228,7 +228,7 @@ class Evaluation:
         ]
         matrix = [evaluate_cell(rw, a, b, samples) for (a, b), samples in self.cells.items()]
         found = Comparison(scenario=scenario, pairs=tuple(pairs), matrix=tuple(matrix))
-        confidence, diagnostics = assess(found, rw, self.participants, self.writer_names)
+        confidence, diagnostics = assess(found, rw, self.participants, self.by_writer)
         return replace(found, confidence=confidence, diagnostics=diagnostics)
 
     def _race(self, rw: Rewriter, race: Any) -> PairResult:

@@ -255,7 +255,8 @@ class Relabeler:
         looked up in the re-labelled history instead of being re-labelled again."""
         key = (version, action)
         if version is not None and self._counts.get(key, 0) == files.height:
-            return self._by_commit.get(key, self.files.clear())
+            found = self._by_commit.get(key)
+            return found if found is not None else self.files.clear()
         return self.frame(files)
 
     def frame(self, files: pl.DataFrame) -> pl.DataFrame:

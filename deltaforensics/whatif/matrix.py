@@ -102,11 +102,12 @@ def sample_cells(
     """Up to ``n`` hypothetical overlaps per ordered writer pair, with their baseline verdicts."""
     cells: Cells = {}
     first = max(replay.frames.base_version, 0)
+    versions = {name: [c.version or 0 for c in commits] for name, commits in writers.items()}
     for a, b in pairs:
         seen: set[tuple[int, int]] = set()
         samples: list[Sample] = []
         for lo in _spread(writers[a], n):
-            w = _nearest(writers[b], lo)
+            w = _nearest(writers[b], lo, versions[b])
             if w is None or w.version is None or lo.version is None:
                 continue
             key = (lo.version, w.version)
@@ -173,9 +174,11 @@ def _spread(commits: Sequence[Transaction], n: int) -> list[Transaction]:
     return [commits[round(i * step)] for i in range(n)]
 
 
-def _nearest(commits: Sequence[Transaction], t: Transaction) -> Transaction | None:
-    """The commit of ``commits`` closest in version to ``t`` (not ``t`` itself)."""
-    versions = [c.version or 0 for c in commits]
+def _nearest(
+    commits: Sequence[Transaction], t: Transaction, versions: Sequence[int]
+) -> Transaction | None:
+    """The commit of ``commits`` (whose versions are ``versions``) closest in version to ``t``
+    (not ``t`` itself)."""
     v = t.version or 0
     i = bisect_left(versions, v)
     best: Transaction | None = None

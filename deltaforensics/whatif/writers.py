@@ -65,6 +65,14 @@ def contexts_of(t: Transaction) -> str:
     return "/".join(bits).strip("/")
 
 
+def transactions_by_writer(transactions: Iterable[Transaction]) -> dict[str, list[Transaction]]:
+    """Every transaction (attempts and version 0 included) under its writer name, in order."""
+    out: dict[str, list[Transaction]] = {}
+    for t in transactions:
+        out.setdefault(writer_of(t), []).append(t)
+    return out
+
+
 def group_writers(transactions: Iterable[Transaction]) -> dict[str, list[Transaction]]:
     """Commits per writer, in version order (attempts and version 0 are left out)."""
     groups: dict[str, list[Transaction]] = {}
