@@ -268,9 +268,11 @@ class Relabeler:
         assert lay.columns, "an unpartitioned layout needs no re-labelling"
         out = files.with_columns(pl.col("path").alias("_original"), pl.lit(False).alias(UNKNOWN))
         struct_fields: list[pl.Expr] = []
+        aligned = True  # rows still those of ``files``, in order (a join may reorder them)
         for i, col in enumerate(lay.columns):
             name = f"_whatif_v{i}"
-            out = self._column(out, col, name, ranges.get(col))
+            out = self._column(out, col, name, ranges.get(col) if aligned else None)
+            aligned = aligned and col in lay.existing
             struct_fields.append(pl.col(name).alias(col))
         suffix = pl.concat_str(
             [
@@ -287,8 +289,8 @@ class Relabeler:
     def _column(
         self, files: pl.DataFrame, col: str, name: str, ranges: pl.DataFrame | None
     ) -> pl.DataFrame:
-        """``ranges``: :func:`stat_ranges` of ``files`` for ``col`` if already computed (row
-        for row: a column before it only appended columns, the explode comes after)."""
+        """``ranges``: :func:`stat_ranges` of ``files`` for ``col`` if already computed, row
+        for row (the caller passes them only while no new column has joined and exploded)."""
         lay = self.layout
         if col in lay.existing:
             field = lay.existing[col]
@@ -301,7 +303,7 @@ class Relabeler:
             )
             return files.with_columns(value.alias(name))
         key, kind = lay.stats_keys[col], lay.kinds[col]
-        if ranges is None or ranges.height != files.height:
+        if ranges is None:
             ranges = stat_ranges(files, key, kind)
         probe = files.hstack(ranges)
         table = ranges.unique()

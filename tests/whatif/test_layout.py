@@ -7,14 +7,24 @@ import math
 from pathlib import Path
 
 import polars as pl
+import pyarrow as pa
 import pytest
+from deltalake import write_deltalake
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deltaforensics.analysis import load, open_store
 from deltaforensics.errors import DeltaForensicsError
 from deltaforensics.predicates.to_polars import kind_of_type
-from deltaforensics.whatif.layout import MAX_SPAN, _observed, _sort_key, _span, beyond_span
+from deltaforensics.whatif.layout import (
+    MAX_SPAN,
+    Layout,
+    Relabeler,
+    _observed,
+    _sort_key,
+    _span,
+    beyond_span,
+)
 from deltaforensics.whatif.statistics import stat_ranges
 from tests.conftest import SAMPLE_LOGS, corpus_tables
 
@@ -138,3 +148,31 @@ def test_observed_orders_like_the_python_sort_key(kind: str, values: list[str]) 
     assert sorted(got) == sorted(expected)
     keys = [_sort_key(v, kind) for v in got]
     assert keys == sorted(keys)
+
+
+def test_a_two_column_layout_relabels_as_without_the_shared_statistics(tmp_path: Path) -> None:
+    """Relabeler.for_table reuses the statistics read for the universe only while the rows are
+    still the history's; with two new columns the second is read again after the first's
+    join and explode. Either way the re-labelled history equals the plain, per-frame one."""
+    table = str(tmp_path / "t")
+    for day in range(4):
+        write_deltalake(
+            table,
+            pa.table(
+                {
+                    "date": [f"2024-01-0{day + 1}"] * 6,
+                    "country": ["US", "DE", "FR", "US", "JP", "DE"][: 6 - day % 2]
+                    + ["BR"] * (day % 2),
+                    "qty": [day, day + 1, day + 2, 7, 8, 9],
+                }
+            ),
+            mode="append",
+            partition_by=["date"],
+        )
+    rep = load(open_store(table), mode="history").replay
+    columns = ["country", "qty"]
+    shared = Relabeler.for_table(columns, rep).files
+    plain = Relabeler(Layout.for_table(columns, rep), rep).files
+    order = ["path", "dv_id", "version", "seq"]
+    assert shared.height > rep.frames.files.height  # the files did span several values
+    assert shared.sort(order).equals(plain.sort(order))
