@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from deltaforensics.model.actions import Metadata, Protocol
+from deltaforensics.model.frames import partition_value_exprs
 from deltaforensics.model.schemas import PARTITION_VALUES
 
 
@@ -32,19 +33,14 @@ class Snapshot:
     def partition_value_exprs(self) -> list[pl.Expr]:
         """One expression per logical partition column over ``files``: the value, "" as null."""
         md = self.metadata
-        pv_type = self.files.schema.get(PARTITION_VALUES)
-        fields = {f.name for f in pv_type.fields} if isinstance(pv_type, pl.Struct) else set()
-        exprs = []
-        for logical in md.partition_columns:
-            physical = md.physical_name(logical)
-            source = physical if physical in fields else logical if logical in fields else None
-            value = (
-                pl.col(PARTITION_VALUES).struct.field(source)
-                if source is not None
-                else pl.lit(None, pl.String)
-            )
-            exprs.append(pl.when(value == "").then(None).otherwise(value).alias(logical))
-        return exprs
+        physical = {c: md.physical_name(c) for c in md.partition_columns}
+        exprs = partition_value_exprs(
+            self.files.schema.get(PARTITION_VALUES), md.partition_columns, physical
+        )
+        return [
+            pl.when(e == "").then(None).otherwise(e).alias(c)
+            for e, c in zip(exprs, md.partition_columns, strict=True)
+        ]
 
     @property
     def clustering_columns(self) -> tuple[str, ...]:

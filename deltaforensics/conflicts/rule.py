@@ -9,6 +9,7 @@ from typing import Any, cast
 import polars as pl
 
 from deltaforensics.conflicts.profiles import Profile
+from deltaforensics.model.frames import partition_value_exprs
 from deltaforensics.model.ids import IsolationLevel
 from deltaforensics.model.schemas import PARTITION_VALUES
 from deltaforensics.predicates.ir import And, Predicate, column_refs, negation_normal_form
@@ -189,17 +190,9 @@ def partitions_of(files: pl.DataFrame, loser: Transaction) -> tuple[dict[str, st
     """Distinct partition values (logical names) of some files, for hints."""
     if files.is_empty() or not loser.partition_columns or PARTITION_VALUES not in files.columns:
         return ()
-    pv_type = files.schema[PARTITION_VALUES]
-    names = {f.name for f in pv_type.fields} if isinstance(pv_type, pl.Struct) else set()
-    exprs = []
-    for logical in loser.partition_columns:
-        physical = loser.physical_names.get(logical, logical)
-        src = physical if physical in names else logical if logical in names else None
-        exprs.append(
-            (pl.col(PARTITION_VALUES).struct.field(src) if src else pl.lit(None, pl.String)).alias(
-                logical
-            )
-        )
+    exprs = partition_value_exprs(
+        files.schema[PARTITION_VALUES], loser.partition_columns, loser.physical_names
+    )
     rows = files.select(exprs).unique(maintain_order=True).head(MAX_LISTED).to_dicts()
     return tuple(rows)
 

@@ -1,11 +1,14 @@
-"""Frame helpers shared by the layers above: grouping rows without copying them."""
+"""Frame helpers shared by the layers above: grouping rows without copying them, and reading
+a files frame's partition values under their logical names."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, TypeVar, overload
 
 import polars as pl
+
+from deltaforensics.model.schemas import PARTITION_VALUES
 
 _T = TypeVar("_T")
 
@@ -59,3 +62,25 @@ def slices_by(frame: pl.DataFrame, *keys: str) -> Slices:
         for row, start, end in zip(heads.drop("_at").rows(), starts, ends, strict=True)
     }
     return Slices(ordered, ranges)
+
+
+def partition_value_exprs(
+    dtype: pl.DataType | None,
+    partition_columns: Sequence[str],
+    physical_names: Mapping[str, str],
+) -> list[pl.Expr]:
+    """Per logical partition column, its value in a ``partition_values`` struct of type
+    ``dtype``: the field under its physical name, else under its logical name (a writer that
+    ignored column mapping), else null; aliased to the logical name."""
+    fields = {f.name for f in dtype.fields} if isinstance(dtype, pl.Struct) else set()
+    out = []
+    for logical in partition_columns:
+        physical = physical_names.get(logical, logical)
+        source = physical if physical in fields else logical if logical in fields else None
+        value = (
+            pl.col(PARTITION_VALUES).struct.field(source)
+            if source is not None
+            else pl.lit(None, pl.String)
+        )
+        out.append(value.alias(logical))
+    return out

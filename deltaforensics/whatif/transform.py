@@ -23,6 +23,7 @@ import polars as pl
 
 from deltaforensics.conflicts.checker import COMMITS, Verdict, check
 from deltaforensics.conflicts.profiles import parse_isolation
+from deltaforensics.model.frames import partition_value_exprs
 from deltaforensics.model.ids import IsolationLevel
 from deltaforensics.model.schemas import PARTITION_VALUES
 from deltaforensics.predicates.ir import TRUE, Predicate, TrueExpr, all_of
@@ -296,14 +297,9 @@ def touched_partitions(t: Transaction) -> list[dict[str, str | None]]:
     if UNKNOWN in frames[0].columns:
         frames = [f.filter(~pl.col(UNKNOWN)) for f in frames]
     pv = pl.concat([f.select(PARTITION_VALUES) for f in frames], how="vertical")
-    dtype = pv.schema[PARTITION_VALUES]
-    fields = {f.name for f in dtype.fields} if isinstance(dtype, pl.Struct) else set()
-    exprs = []
-    for logical in t.partition_columns:
-        physical = t.physical_names.get(logical, logical)
-        src = physical if physical in fields else logical if logical in fields else None
-        value = pl.col(PARTITION_VALUES).struct.field(src) if src else pl.lit(None, pl.String)
-        exprs.append(value.alias(logical))
+    exprs = partition_value_exprs(
+        pv.schema[PARTITION_VALUES], t.partition_columns, t.physical_names
+    )
     return pv.select(exprs).unique(maintain_order=True).to_dicts()
 
 
