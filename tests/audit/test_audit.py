@@ -28,6 +28,22 @@ def write_config(path: Path, tables: list[dict[str, str]], **top: Any) -> Path:
     return path
 
 
+def failing_fleet_config(tmp_path: Path) -> Path:
+    """Three tables: ``missing`` (no such folder), ``damaged`` (a truncated commit 3) and
+    ``good``; the audit must report the first two and still audit the third."""
+    damaged = tmp_path / "damaged"
+    shutil.copytree(SAMPLE_LOGS / "optimize_vs_delete", damaged)
+    (damaged / "_delta_log" / f"{3:020d}.json").write_text('{"add": {"path": ')
+    return write_config(
+        tmp_path / "a.toml",
+        [
+            {"name": "missing", "uri": str(tmp_path / "nowhere")},
+            {"name": "damaged", "uri": str(damaged)},
+            {"name": "good", "uri": str(SAMPLE_LOGS / "merge_without_partition_literal")},
+        ],
+    )
+
+
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     code = main(["--quiet", *args])
     out, err = capsys.readouterr()
@@ -236,17 +252,7 @@ def test_an_unreadable_state_names_its_file(
 def test_a_failing_table_does_not_stop_the_others(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    damaged = tmp_path / "damaged"
-    shutil.copytree(SAMPLE_LOGS / "optimize_vs_delete", damaged)
-    (damaged / "_delta_log" / f"{3:020d}.json").write_text('{"add": {"path": ')
-    config = write_config(
-        tmp_path / "a.toml",
-        [
-            {"name": "missing", "uri": str(tmp_path / "nowhere")},
-            {"name": "damaged", "uri": str(damaged)},
-            {"name": "good", "uri": str(SAMPLE_LOGS / "merge_without_partition_literal")},
-        ],
-    )
+    config = failing_fleet_config(tmp_path)
     code, out, err = run(capsys, "audit", str(config))
     assert code == 3
     summary = summary_of(tmp_path / "audit-out")

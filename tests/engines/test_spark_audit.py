@@ -9,7 +9,6 @@ reports, the datasets, the kept state and the summary entry must be identical.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +19,7 @@ from polars.testing import assert_frame_equal
 
 from deltaforensics.audit.datasets import DATASETS
 from deltaforensics.cli import main
-from tests.audit.test_audit import write_config
+from tests.audit.test_audit import failing_fleet_config, write_config
 from tests.conflicts.deltars_harness import rows
 from tests.conftest import CORPUS, SAMPLE_LOGS, corpus_tables
 from tests.engines.test_spark_fleet import Recorded
@@ -152,17 +151,7 @@ def test_an_audit_with_state_and_recommendations_is_the_same_on_both_engines(
 def test_failures_on_the_executors_are_reported_like_the_polars_engine_reports_them(
     spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    damaged = tmp_path / "damaged"
-    shutil.copytree(SAMPLE_LOGS / "optimize_vs_delete", damaged)
-    (damaged / "_delta_log" / f"{3:020d}.json").write_text('{"add": {"path": ')
-    config = write_config(
-        tmp_path / "a.toml",
-        [
-            {"name": "missing", "uri": str(tmp_path / "nowhere")},
-            {"name": "damaged", "uri": str(damaged)},
-            {"name": "good", "uri": str(SAMPLE_LOGS / "merge_without_partition_literal")},
-        ],
-    )
+    config = failing_fleet_config(tmp_path)
     code_p, polars = audit(capsys, config, tmp_path / "polars", "polars")
     code_s, on_spark = audit(capsys, config, tmp_path / "spark", "spark")
     assert code_s == code_p == 3
