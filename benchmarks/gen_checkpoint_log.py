@@ -42,16 +42,15 @@ from gen_synthetic_log import (
     N_DATES,
     OP_P,
     OPS,
-    SCHEMA_STRING,
     FilePool,
     StatsFactory,
     _add_line,
     _commit_info,
     _dates,
     _remove_line,
+    checkpoint_metadata,
 )
 
-TABLE_ID = "5f9b3c1e-2d4a-4b6e-9c8d-7a1f0e2b3c4d"
 _HEX = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
 
 
@@ -155,19 +154,6 @@ def _protocol(v2: bool) -> dict[str, Any]:
     return {"minReaderVersion": 1, "minWriterVersion": 2}
 
 
-def _metadata(created: int) -> dict[str, Any]:
-    return {
-        "id": TABLE_ID,
-        "name": None,
-        "description": None,
-        "format": {"provider": "parquet", "options": []},
-        "schemaString": SCHEMA_STRING,
-        "partitionColumns": ["date"],
-        "configuration": [],
-        "createdTime": created,
-    }
-
-
 def _add_struct(paths: pa.Array, dates: pa.Array, size: np.ndarray, mtime: np.ndarray,
                 stats: pa.Array) -> pa.StructArray:  # fmt: skip
     n = len(paths)
@@ -213,7 +199,7 @@ def _side_table(v2: bool, created: int) -> pa.Table:
             "txn": pa.nulls(2, TXN_TYPE),
             "add": pa.nulls(2, add_type),
             "remove": pa.nulls(2, remove_type),
-            "metaData": pa.array([None, _metadata(created)], META_TYPE),
+            "metaData": pa.array([None, checkpoint_metadata(created)], META_TYPE),
             "protocol": pa.array([_protocol(v2), None], PROTO_TYPE),
         }
     )
@@ -281,7 +267,9 @@ def write_checkpoint(
                 [{"version": version, "tags": None}] + [None] * (rows - 1), CP_META_TYPE
             ),
             "protocol": pa.array([None, _protocol(True)] + [None] * (rows - 2), PROTO_TYPE),
-            "metaData": pa.array([None, None, _metadata(created)] + [None] * (rows - 3), META_TYPE),
+            "metaData": pa.array(
+                [None, None, checkpoint_metadata(created)] + [None] * (rows - 3), META_TYPE
+            ),
             "sidecar": pa.array([None, None, None, *side_rows], SIDECAR_TYPE),
         }
     )

@@ -499,6 +499,23 @@ def generate(
     return manifest
 
 
+TABLE_ID = "5f9b3c1e-2d4a-4b6e-9c8d-7a1f0e2b3c4d"
+
+
+def checkpoint_metadata(created: int) -> dict[str, Any]:
+    """The table's metaData as a checkpoint parquet row (maps as empty pair lists)."""
+    return {
+        "id": TABLE_ID,
+        "name": None,
+        "description": None,
+        "format": {"provider": "parquet", "options": []},
+        "schemaString": SCHEMA_STRING,
+        "partitionColumns": ["date"],
+        "configuration": [],
+        "createdTime": created,
+    }
+
+
 def _write_checkpoint(
     log: Path,
     version: int,
@@ -602,21 +619,7 @@ def _write_checkpoint(
             ("createdTime", pa.int64()),
         ]
     )
-    meta = pa.array(
-        [
-            {
-                "id": "5f9b3c1e-2d4a-4b6e-9c8d-7a1f0e2b3c4d",
-                "name": None,
-                "description": None,
-                "format": {"provider": "parquet", "options": []},
-                "schemaString": SCHEMA_STRING,
-                "partitionColumns": ["date"],
-                "configuration": [],
-                "createdTime": created_time,
-            }
-        ],
-        meta_type,
-    )
+    meta = pa.array([checkpoint_metadata(created_time)], meta_type)
     proto_type = pa.struct(
         [
             ("minReaderVersion", pa.int32()),
