@@ -205,11 +205,14 @@ class Evaluation:
             check(o.loser, o.winners, profile=o.loser.profile, history=replay)
             for o in self.evidence
         )
-        self.writers = group_writers(self.transactions)
+        commits_by_writer = transactions_by_writer(self.transactions)
+        self.writers = group_writers(commits_by_writer)
         pairs = writer_pairs(self.writers, self.races, self.by_version)
         # every transaction the estimate is about: commits and the losers of the evidence
         self.participants = self.transactions + tuple(o.loser for o in self.evidence)
-        self.by_writer = transactions_by_writer(self.participants)
+        self.by_writer = transactions_by_writer(
+            (o.loser for o in self.evidence), into=commits_by_writer
+        )
         self.cells = sample_cells(self.writers, pairs, replay, samples) if samples > 0 else {}
         self.statistics = StatRanges(replay)  # read once for every PartitionBy compared
 

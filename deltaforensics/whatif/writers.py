@@ -10,7 +10,7 @@ service is one writer.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
 from deltaforensics.predicates.ir import Predicate, TrueExpr
@@ -65,27 +65,32 @@ def contexts_of(t: Transaction) -> str:
     return "/".join(bits).strip("/")
 
 
-def transactions_by_writer(transactions: Iterable[Transaction]) -> dict[str, list[Transaction]]:
-    """Every transaction (attempts and version 0 included) under its writer name, in order."""
-    out: dict[str, list[Transaction]] = {}
+def transactions_by_writer(
+    transactions: Iterable[Transaction],
+    into: Mapping[str, Sequence[Transaction]] | None = None,
+) -> dict[str, list[Transaction]]:
+    """Every transaction (attempts and version 0 included) under its writer name, in order,
+    after those already grouped in ``into`` (which is not changed)."""
+    out: dict[str, list[Transaction]] = {k: list(v) for k, v in (into or {}).items()}
     for t in transactions:
         out.setdefault(writer_of(t), []).append(t)
     return out
 
 
-def group_writers(transactions: Iterable[Transaction]) -> dict[str, list[Transaction]]:
-    """Commits per writer, in version order (attempts and version 0 are left out)."""
+def group_writers(by_writer: Mapping[str, Sequence[Transaction]]) -> dict[str, list[Transaction]]:
+    """Commits per writer (from :func:`transactions_by_writer`), in version order; attempts,
+    version 0 and creates that lost the version-0 race are left out."""
     groups: dict[str, list[Transaction]] = {}
-    for t in transactions:
-        if (
-            t.version is None
-            or t.version == 0
-            or (t.read_version is not None and t.read_version < 0)
-        ):
-            continue
-        groups.setdefault(writer_of(t), []).append(t)
-    for commits in groups.values():
-        commits.sort(key=lambda t: t.version or 0)
+    for name, transactions in by_writer.items():
+        commits = [
+            t
+            for t in transactions
+            if t.version is not None
+            and t.version != 0
+            and (t.read_version is None or t.read_version >= 0)
+        ]
+        if commits:
+            groups[name] = sorted(commits, key=lambda t: t.version or 0)
     return groups
 
 
