@@ -341,16 +341,8 @@ def _transaction(
     drops = changes_protocol and _drops_features(prev_proto, rep.protocol_at(v))
     info = _operation_predicates(operation, row["operation_parameters"])
     if info.source == "written-partitions":
-        reads = _reads(
-            operation,
-            params,
-            row["is_blind_append"],
-            profile,
-            md.partition_columns,
-            added.height > 0,
-            removed.height > 0,
-            info=info,
-            written=_logical_partitions(added, md),
+        reads = reads_of(
+            operation, params, row["is_blind_append"], profile, md, added, removed, info=info
         )
     else:
         reads = _recurring_reads(
@@ -441,9 +433,13 @@ def reads_of(
     md: Metadata,
     added: pl.DataFrame,
     removed: pl.DataFrame,
+    *,
+    info: ReadPredicateInfo | None = None,
 ) -> Reads:
-    """What a statement with these parameters and file actions read (attempted statements)."""
-    info = parse_operation_predicates(operation, params)
+    """What a statement with these parameters and file actions read; ``info``: its parsed
+    ``operationParameters`` when the caller has them."""
+    if info is None:
+        info = parse_operation_predicates(operation, params)
     written = _logical_partitions(added, md) if info.source == "written-partitions" else None
     return _reads(
         operation,
@@ -491,14 +487,12 @@ def _reads(
     has_adds: bool,
     has_removes: bool,
     *,
-    info: ReadPredicateInfo | None = None,
+    info: ReadPredicateInfo,
     written: list[dict[str, str | None]] | None = None,
 ) -> Reads:
     """What the transaction read, per operation (semantics doc §A.2; delta-rs §A.9).
 
     ``written``: the partitions a dynamic partition overwrite wrote (logical names)."""
-    if info is None:
-        info = parse_operation_predicates(operation, params)
     unknown = any("not understood" in d for d in info.diagnostics)
     if profile.engine == "delta-rs":
         return _delta_rs_reads(operation, params, info, cols, unknown)
