@@ -17,6 +17,7 @@ from deltaforensics.errors import DeltaForensicsError
 from deltaforensics.log.listing import list_log
 from deltaforensics.replay import Replay, live_at_end
 from tests.conftest import SAMPLE_LOGS, corpus_tables
+from tests.hostile.test_damaged_logs import METADATA
 from tests.strategies import (
     _ADD,
     _META,
@@ -242,15 +243,7 @@ def _log_with_checkpoint(root: Path, checkpoint_rows: list[dict[str, object]]) -
     commits 2 and 3 that re-add, remove and re-key files the checkpoint holds."""
     setup = [
         {"protocol": {"minReaderVersion": 3, "minWriterVersion": 7}},
-        {
-            "metaData": {
-                "id": "t",
-                "format": {"provider": "parquet", "options": {}},
-                "schemaString": '{"type":"struct","fields":[]}',
-                "partitionColumns": [],
-                "configuration": {},
-            }
-        },
+        METADATA,
     ]
     commits = [
         setup,
