@@ -164,6 +164,11 @@ class Replay:
     def end_version(self) -> int:
         return self.frames.end_version
 
+    def retains(self, version: int) -> bool:
+        """Whether the files live at ``version`` are known: the segment starts at a checkpoint
+        (or version 0) at or before it."""
+        return max(self.frames.base_version, 0) <= version <= self.end_version
+
     def _check(self, version: int) -> None:
         if not self.frames.base_version <= version <= self.frames.end_version:
             raise VersionNotFoundError(

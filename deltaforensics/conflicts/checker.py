@@ -12,7 +12,7 @@ from typing import Any
 
 from deltaforensics.conflicts.profiles import Profile
 from deltaforensics.conflicts.registry import rule_by_code
-from deltaforensics.conflicts.rule import Finding, RuleContext
+from deltaforensics.conflicts.rule import FileHistory, Finding, RuleContext
 from deltaforensics.model.ids import IsolationLevel
 from deltaforensics.predicates.ir import TRUE
 from deltaforensics.replay import Replay
@@ -48,7 +48,7 @@ def check(
     winners: Sequence[Transaction],
     *,
     profile: Profile | None = None,
-    history: Replay | None = None,
+    history: FileHistory | None = None,
     overrides: dict[str, Any] | None = None,
 ) -> Verdict:
     prof = profile or loser.profile
@@ -158,7 +158,7 @@ def fragility(
     loser: Transaction,
     winners: Sequence[Transaction],
     profile: Profile,
-    history: Replay,
+    history: FileHistory | None,
     base: Verdict,
 ) -> list[Fragility]:
     """Single changes that would have flipped the outcome."""

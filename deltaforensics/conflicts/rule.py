@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 import polars as pl
 
@@ -15,10 +15,24 @@ from deltaforensics.model.schemas import PARTITION_VALUES
 from deltaforensics.predicates.ir import And, Predicate, column_refs, negation_normal_form
 from deltaforensics.predicates.stats import may_match_stats
 from deltaforensics.predicates.to_polars import to_polars
-from deltaforensics.replay import Replay
 from deltaforensics.transactions import Transaction
 
 MAX_LISTED = 20
+
+
+class FileHistory(Protocol):
+    """What a rule looks up in a history: which files were live at the loser's read version.
+
+    A :class:`~deltaforensics.replay.Replay` is one; a what-if layout supplies another that
+    answers in its re-labelled files (:mod:`deltaforensics.whatif.layout`)."""
+
+    def retains(self, version: int) -> bool:
+        """Whether the snapshot at ``version`` can be reconstructed."""
+        ...
+
+    def live_files_among(self, version: int, paths: pl.Series) -> pl.DataFrame:
+        """The files live at ``version`` whose path is one of ``paths``."""
+        ...
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -50,7 +64,7 @@ class RuleContext:
     loser: Transaction
     winner: Transaction
     profile: Profile
-    history: Replay | None = None
+    history: FileHistory | None = None
     overrides: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -132,12 +146,7 @@ class RuleContext:
             return removed  # OPTIMIZE tracks exactly the files it compacts
         history = self.history
         rv = lo.read_version
-        if (
-            history is None
-            or rv is None
-            or rv < max(history.frames.base_version, 0)
-            or rv > history.end_version
-        ):
+        if history is None or rv is None or not history.retains(rv):
             return None
         live = history.live_files_among(rv, candidates)
         pred = self.read_predicate

@@ -15,7 +15,6 @@ from deltaforensics.conflicts.profiles import parse_isolation
 from deltaforensics.model.diagnostics import Diagnostic, info, warning
 from deltaforensics.model.ids import IsolationLevel
 from deltaforensics.transactions import Transaction
-from deltaforensics.whatif.layout import layout_stats
 from deltaforensics.whatif.scenario import (
     DeletionVectors,
     ExplicitMergePredicates,
@@ -120,8 +119,8 @@ def _partition_by(
     if [c.lower() for c in cols] == [c.lower() for c in current]:
         diags.append(info("W603", f"the table is already partitioned by {', '.join(current)}"))
         return "high"
-    layout = rewriter.layout
-    if layout is None:
+    relabeler = rewriter.relabeler
+    if relabeler is None:
         rlc = " (Databricks row-level concurrency needs deletion vectors or liquid clustering)"
         diags.append(
             warning(
@@ -131,9 +130,10 @@ def _partition_by(
             )
         )
         return "high"
+    layout = relabeler.layout
     for col in layout.unknown_columns:
         diags.append(warning("W602", f"no file has min/max statistics for {col}"))
-    stats = layout_stats(rewriter.history)
+    stats = relabeler.layout_stats()
     avg = stats.bytes // stats.partitions if stats.partitions else 0
     facts = (
         f"{stats.partitions} partition(s) and {stats.files_after} file(s) (from "

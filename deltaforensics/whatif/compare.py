@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Any
 
 from deltaforensics.conflicts.checker import COMMITS, Verdict, check, fragility
@@ -216,6 +217,21 @@ class Evaluation:
         self.cells = sample_cells(self.writers, pairs, replay, samples) if samples > 0 else {}
         self.statistics = StatRanges(replay)  # read once for every PartitionBy compared
 
+    @cached_property
+    def _involved(self) -> tuple[Transaction, ...]:
+        """Every transaction a comparison rewrites: the races', the evidence's and the sampled
+        overlaps' losers and winners."""
+        out: list[Transaction] = []
+        for race in self.races:
+            v = race.verdict
+            out += [v.loser, *(self.by_version[w] for w in v.winners if w in self.by_version)]
+        for o in self.evidence:
+            out += [o.loser, *o.winners]
+        for samples in self.cells.values():
+            for sample in samples:
+                out += [sample.loser, sample.winner]
+        return tuple(out)
+
     def prefetch_statistics(self, partition_columns: Sequence[str]) -> None:
         """Read the statistics of every column some PartitionBy will need, in one pass."""
         if partition_columns:
@@ -224,6 +240,7 @@ class Evaluation:
 
     def compare(self, scenario: Scenario) -> Comparison:
         rw = Rewriter(scenario, self.replay, self.statistics)
+        rw.prepare(self._involved)
         pairs = [self._race(rw, r) for r in self.races]
         pairs += [
             self._observed(rw, o, before)

@@ -19,9 +19,11 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import date, timedelta
+from functools import cached_property
 
+import numpy as np
 import polars as pl
 
 from deltaforensics.model.frames import slices_by
@@ -31,7 +33,6 @@ from deltaforensics.replay import Replay
 from deltaforensics.whatif.statistics import (
     RANGE_COLUMNS,
     StatRanges,
-    add_stats,
     stat_ranges,
     with_stats,
 )
@@ -129,6 +130,17 @@ def _sort_key(value: str, kind: str) -> tuple[int, float, str]:
     return (0, 0.0, value)
 
 
+def sort_keys(values: Sequence[str], kind: str) -> list[tuple[int, float, str]]:
+    """:func:`_sort_key` of every value; a universe of plain decimal numbers (an id column's
+    has hundreds of thousands) is read by polars, which parses them as Python does."""
+    if kind not in _INT_KINDS and kind != "float":
+        return [(0, 0.0, v) for v in values]
+    texts = pl.Series(values, dtype=pl.String)
+    if texts.str.contains(_NUMERIC_TEXT).all():
+        return [(0, number, "") for number in texts.cast(pl.Float64).to_list()]
+    return [_sort_key(v, kind) for v in values]
+
+
 def _span(
     lo: str,
     hi: str,
@@ -176,18 +188,24 @@ def _span(
 _NUMERIC_TEXT = r"^-?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$"
 
 
-def beyond_span(
-    ranges: pl.DataFrame, kind: str, keys: Sequence[tuple[int, float, str]]
-) -> list[bool]:
+def numeric_universe(kind: str, keys: Sequence[tuple[int, float, str]]) -> pl.Series | None:
+    """The universe's numbers for :func:`beyond_span`, built once per column; None when the
+    column is not numeric or some observed value is not a plain number."""
+    if (kind not in _INT_KINDS and kind != "float") or not keys or any(k[0] for k in keys):
+        return None
+    return pl.Series("u", [k[1] for k in keys], dtype=pl.Float64)
+
+
+def beyond_span(ranges: pl.DataFrame, kind: str, universe: pl.Series | None) -> list[bool]:
     """Per row of ``ranges`` (min/max text of a numeric column): whether :func:`_span` would
     find more than :data:`MAX_SPAN` observed values in it (an unknown footprint), decided for
     all rows at once — a high-cardinality column (ids, amounts) has a distinct range per file,
-    and one Python call per file would dominate. ``False`` means "ask :func:`_span`"; only
-    plain decimal texts, on which Python and polars parse the same number, are decided here.
+    and one Python call per file would dominate. ``universe``: :func:`numeric_universe`.
+    ``False`` means "ask :func:`_span`"; only plain decimal texts, on which Python and polars
+    parse the same number, are decided here.
     """
-    if (kind not in _INT_KINDS and kind != "float") or not keys or any(k[0] for k in keys):
+    if universe is None:
         return [False] * ranges.height
-    universe = pl.Series("u", [k[1] for k in keys], dtype=pl.Float64)
     plain = pl.col("_lo").str.contains(_NUMERIC_TEXT) & pl.col("_hi").str.contains(_NUMERIC_TEXT)
     lo, hi = pl.col("_lo").cast(pl.Float64), pl.col("_hi").cast(pl.Float64)
     width = pl.col("_hi").cast(pl.Int64, strict=False) - pl.col("_lo").cast(pl.Int64, strict=False)
@@ -204,93 +222,146 @@ def beyond_span(
     return wide.to_list()
 
 
+_PLAIN_INT = r"^-?[0-9]{1,18}$"  # read alike by Python's int() and polars, within Int64
+
+
+def enumerated_spans(ranges: pl.DataFrame, kind: str) -> tuple[pl.Series, pl.Series]:
+    """Per row of ``ranges`` of an integer column: whether :meth:`Relabeler._span_of` would
+    enumerate the integers between min and max, and that list (the values as text, a null
+    appended when the file holds nulls; null when more than :data:`MAX_SPAN`), built by
+    polars — an id column has thousands of narrow ranges, and a Python list of texts each
+    showed in profiles. Rows not decided here (``False``) are left to ``_span_of``."""
+    if kind not in _INT_KINDS:
+        return pl.Series([False] * ranges.height, dtype=pl.Boolean), pl.Series(
+            [None] * ranges.height, dtype=pl.List(pl.String)
+        )
+    lo = pl.col("_lo").cast(pl.Int64, strict=False)
+    hi = pl.col("_hi").cast(pl.Int64, strict=False)
+    count = hi - lo + 1
+    plain = pl.col("_lo").str.contains(_PLAIN_INT) & pl.col("_hi").str.contains(_PLAIN_INT)
+    decided = (plain & ~pl.col("_all_null") & (count > 0) & (count <= MAX_ENUMERATED)).fill_null(
+        False
+    )
+    short = decided & (count <= MAX_SPAN)
+    # every row's range is built, so the others get an empty one, not billions of integers
+    values = pl.int_ranges(lo, pl.when(short).then(hi + 1).otherwise(lo)).cast(pl.List(pl.String))
+    with_null = pl.when(pl.col("_has_null")).then(
+        values.list.concat(pl.lit([None], pl.List(pl.String)))
+    )
+    listed = pl.when(short).then(with_null.otherwise(values))
+    found = ranges.select(decided.alias("decided"), listed.alias("values"))
+    return found["decided"], found["values"]
+
+
 class Relabeler:
     """Re-labels file frames for one :class:`Layout`; pure, caches the per-range spans."""
 
     def __init__(
-        self,
-        layout: Layout,
-        replay: Replay,
-        *,
-        prepared: tuple[pl.DataFrame, dict[str, pl.DataFrame]] | None = None,
+        self, layout: Layout, replay: Replay, statistics: StatRanges | None = None
     ) -> None:
-        """``prepared``: the history's files with statistics and their :func:`stat_ranges`
-        per new column, as :meth:`for_table` computed them for the universe."""
+        """``statistics``: the history's column statistics, shared by the estimates of a table."""
         self.layout, self.replay = layout, replay
+        self.statistics = statistics or StatRanges(replay)
         self._spans: dict[
             tuple[str, str | None, str | None, bool, bool], list[str | None] | None
         ] = {}
         self._keys: dict[str, list[tuple[int, float, str]]] = {}
-        self._stats = add_stats(replay)
-        # the whole history, re-labelled once
-        self.files = self._relabel(*prepared) if prepared else self.frame(replay.frames.files)
-        committed = self.files.filter(pl.col("source") == "commit")
-        self._by_commit = slices_by(committed, "version", "action")
-        originals = replay.frames.files.filter(pl.col("source") == "commit")
-        self._counts = {
-            (v, a): n for v, a, n in originals.group_by(["version", "action"]).len().iter_rows()
-        }
+        self._numbers: dict[str, pl.Series | None] = {}
 
     @classmethod
     def for_table(
         cls, columns: Sequence[str], replay: Replay, statistics: StatRanges | None = None
     ) -> Relabeler:
         """The layout of ``columns`` and its relabeler; each new column's statistics are read
-        from the history's JSON once (per ``statistics``, shared by the estimates of a table),
-        for the universe and the re-labelling alike."""
+        from the history's JSON once (per ``statistics``, shared by the estimates of a table)
+        for the universe."""
         statistics = statistics or StatRanges(replay)
         names = Layout.for_table(columns, replay, ranges={})
-        kinds = names.new_column_kinds()
-        statistics.prefetch(kinds)
+        statistics.prefetch(names.new_column_kinds())
         ranges = {
             c: statistics.get(names.stats_keys[c], names.kinds[c])
             for c in names.columns
             if c not in names.existing
         }
-        layout = Layout.for_table(columns, replay, ranges=ranges)
-        return cls(layout, replay, prepared=(statistics.files, ranges))
-
-    def actions(self, files: pl.DataFrame, version: int | None, action: str) -> pl.DataFrame:
-        """``files`` (a commit's adds or removes) re-labelled; a commit of this history is
-        looked up in the re-labelled history instead of being re-labelled again."""
-        key = (version, action)
-        if version is not None and self._counts.get(key, 0) == files.height:
-            found = self._by_commit.get(key)
-            return found if found is not None else self.files.clear()
-        return self.frame(files)
+        return cls(Layout.for_table(columns, replay, ranges=ranges), replay, statistics)
 
     def frame(self, files: pl.DataFrame) -> pl.DataFrame:
         """One row per (file, new partition); ``whatif_unknown`` marks unknown footprints."""
-        return self._relabel(with_stats(files, self._stats), {})
+        return self._relabel(self.spans(with_stats(files, self.statistics.add_stats)))
 
-    def _relabel(self, files: pl.DataFrame, ranges: dict[str, pl.DataFrame]) -> pl.DataFrame:
+    def frames(self, frames: Sequence[pl.DataFrame]) -> list[pl.DataFrame]:
+        """:meth:`frame` of each of ``frames``, re-labelled together: a what-if rewrites
+        thousands of commits of a few files each, and one pass over all of them costs about
+        what one pass over one costs. Frames not shaped as the history's files (an attempted
+        statement's) are re-labelled on their own."""
+        schema = self.replay.frames.files.schema
+        together = [i for i, f in enumerate(frames) if f.height and f.schema == schema]
+        batched = set(together)
+        out = [
+            f
+            if i in batched
+            else self._empty
+            if f.is_empty() and f.schema == schema
+            else self.frame(f)
+            for i, f in enumerate(frames)
+        ]
+        if together:
+            heights = [frames[i].height for i in together]
+            joined = pl.concat([frames[i] for i in together]).with_columns(
+                pl.Series("_frame", np.repeat(np.array(together, dtype=np.int64), heights))
+            )
+            pieces = slices_by(self.frame(joined), "_frame")
+            for i in together:
+                found = pieces.get(i)
+                out[i] = (found if found is not None else self._empty).drop("_frame", strict=False)
+        return out
+
+    @cached_property
+    def _empty(self) -> pl.DataFrame:
+        return self.frame(self.replay.frames.files.clear())
+
+    def spans(
+        self, files: pl.DataFrame, ranges: dict[str, pl.DataFrame] | None = None
+    ) -> pl.DataFrame:
+        """``files`` (carrying their statistics) with, per layout column ``i``, a column
+        ``_whatif_v{i}``: the file's value of a current partition column, else the list of
+        values it spans (null: unknown, which ``whatif_unknown`` also says).
+
+        ``ranges``: :func:`stat_ranges` of ``files`` per new column, when the caller has them
+        row for row; the others are read from the statistics texts.
+        """
         lay = self.layout
         assert lay.columns, "an unpartitioned layout needs no re-labelling"
-        out = files.with_columns(pl.col("path").alias("_original"), pl.lit(False).alias(UNKNOWN))
-        struct_fields: list[pl.Expr] = []
-        aligned = True  # rows still those of ``files``, in order (a join may reorder them)
+        out = files.with_columns(pl.lit(False).alias(UNKNOWN))
         for i, col in enumerate(lay.columns):
-            name = f"_whatif_v{i}"
-            out = self._column(out, col, name, ranges.get(col) if aligned else None)
-            aligned = aligned and col in lay.existing
-            struct_fields.append(pl.col(name).alias(col))
+            out = self._column(out, col, f"_whatif_v{i}", (ranges or {}).get(col))
+        return out
+
+    def _relabel(self, spanned: pl.DataFrame) -> pl.DataFrame:
+        """One row per value combination of :meth:`spans`' lists, with the synthetic partition
+        values and path."""
+        lay = self.layout
+        names = [f"_whatif_v{i}" for i in range(len(lay.columns))]
+        for col, name in zip(lay.columns, names, strict=True):
+            if col not in lay.existing:
+                spanned = spanned.explode(name)
         suffix = pl.concat_str(
             [
-                pl.concat_str([pl.lit(f"{col}="), pl.col(f"_whatif_v{i}").fill_null(HIVE_NULL)])
-                for i, col in enumerate(lay.columns)
+                pl.concat_str([pl.lit(f"{col}="), pl.col(name).fill_null(HIVE_NULL)])
+                for col, name in zip(lay.columns, names, strict=True)
             ],
             separator="/",
         )
-        return out.with_columns(
-            pl.struct(struct_fields).alias(PARTITION_VALUES),
-            pl.concat_str([pl.col("_original"), pl.lit("#"), suffix]).alias("path"),
-        ).drop([f"_whatif_v{i}" for i in range(len(lay.columns))] + ["_original"])
+        return spanned.with_columns(
+            pl.struct([pl.col(n).alias(c) for c, n in zip(lay.columns, names, strict=True)]).alias(
+                PARTITION_VALUES
+            ),
+            pl.concat_str([pl.col("path"), pl.lit("#"), suffix]).alias("path"),
+        ).drop(names)
 
     def _column(
         self, files: pl.DataFrame, col: str, name: str, ranges: pl.DataFrame | None
     ) -> pl.DataFrame:
-        """``ranges``: :func:`stat_ranges` of ``files`` for ``col`` if already computed, row
-        for row (the caller passes them only while no new column has joined and exploded)."""
         lay = self.layout
         if col in lay.existing:
             field = lay.existing[col]
@@ -307,20 +378,33 @@ class Relabeler:
             ranges = stat_ranges(files, key, kind)
         probe = files.hstack(ranges)
         table = ranges.unique()
-        if col not in self._keys:
-            self._keys[col] = [_sort_key(u, kind) for u in lay.universe.get(col, ())]
-        wide = beyond_span(table, kind, self._keys[col])
+        if col not in self._numbers:
+            self._numbers[col] = numeric_universe(kind, self._sort_keys(col, kind))
+        wide = beyond_span(table, kind, self._numbers[col])
+        decided, enumerated = enumerated_spans(table, kind)
         spans = [
-            None if too_wide else self._span_of(col, kind, lo, hi, has_null, all_null)
-            for (lo, hi, has_null, all_null), too_wide in zip(table.iter_rows(), wide, strict=True)
+            None if too_wide or known else self._span_of(col, kind, lo, hi, has_null, all_null)
+            for (lo, hi, has_null, all_null), too_wide, known in zip(
+                table.iter_rows(), wide, decided.to_list(), strict=True
+            )
         ]
-        table = table.with_columns(pl.Series(name, spans, dtype=pl.List(pl.String)))
-        joined = probe.join(table, on=RANGE_COLUMNS, how="left", nulls_equal=True)
-        return (
-            joined.with_columns((pl.col(UNKNOWN) | pl.col(name).is_null()).alias(UNKNOWN))
-            .explode(name)
-            .drop(RANGE_COLUMNS)
+        table = table.with_columns(
+            pl.when(decided)
+            .then(enumerated)
+            .otherwise(pl.Series(spans, dtype=pl.List(pl.String)))
+            .alias(name)
         )
+        joined = probe.join(
+            table, on=RANGE_COLUMNS, how="left", nulls_equal=True, maintain_order="left"
+        )
+        return joined.with_columns((pl.col(UNKNOWN) | pl.col(name).is_null()).alias(UNKNOWN)).drop(
+            RANGE_COLUMNS
+        )
+
+    def _sort_keys(self, col: str, kind: str) -> list[tuple[int, float, str]]:
+        if col not in self._keys:
+            self._keys[col] = sort_keys(self.layout.universe.get(col, ()), kind)
+        return self._keys[col]
 
     def _span_of(
         self, col: str, kind: str, lo: str | None, hi: str | None, has_null: bool, all_null: bool
@@ -333,21 +417,83 @@ class Relabeler:
                 found = None
             else:
                 universe = self.layout.universe.get(col, ())
-                if col not in self._keys:
-                    self._keys[col] = [_sort_key(u, kind) for u in universe]
-                values = _span(lo, hi, kind, universe, self._keys[col], MAX_SPAN)
+                values = _span(lo, hi, kind, universe, self._sort_keys(col, kind), MAX_SPAN)
                 found = None if values is None or len(values) > MAX_SPAN else list(values)
                 if found is not None and has_null:
                     found.append(None)
             self._spans[key] = found
         return self._spans[key]
 
-    def history(self) -> Replay:
-        """The replay with every file re-labelled: ``live_files(v)`` in the new layout."""
-        frames = replace(
-            self.replay.frames, files=self.files, partition_columns=self.layout.columns
+    def history(self) -> RelabeledHistory:
+        """The history in the new layout: ``live_files(v)`` re-labelled."""
+        return RelabeledHistory(self.replay, self)
+
+    def layout_stats(self) -> LayoutStats:
+        """What the new layout would look like at the latest version, counted from each live
+        file's spans without writing out its pieces (a file spanning many values would
+        otherwise be that many rows)."""
+        live, rows = self.statistics.live_at_end
+        if live.is_empty():
+            return LayoutStats(
+                partitions=0, files_before=0, files_after=0, bytes=0, unknown_files=0
+            )
+        lay = self.layout
+        ranges = {
+            c: self.statistics.of(rows, lay.stats_keys[c], lay.kinds[c])
+            for c in lay.columns
+            if c not in lay.existing
+        }
+        spanned = self.spans(live, ranges)
+        lists = [f"_whatif_v{i}" for i, c in enumerate(lay.columns) if c not in lay.existing]
+        known = spanned.filter(~pl.col(UNKNOWN))
+        pieces = pl.lit(1, pl.Int64)
+        for name in lists:  # an empty list still makes one (null) piece, as explode does
+            pieces = pieces * pl.col(name).list.len().cast(pl.Int64).clip(lower_bound=1)
+        combinations = known.select(f"_whatif_v{i}" for i in range(len(lay.columns))).unique()
+        for name in lists:
+            combinations = combinations.explode(name)
+        return LayoutStats(
+            partitions=combinations.unique().height if known.height else 0,
+            files_before=live.height,
+            files_after=int(known.select(pieces.sum()).item() or 0) if known.height else 0,
+            bytes=int(live["size"].fill_null(0).sum()),
+            unknown_files=spanned.filter(pl.col(UNKNOWN))["path"].n_unique(),
         )
-        return Replay(self.replay.uri, frames)
+
+
+@dataclass(frozen=True, slots=True)
+class RelabeledHistory:
+    """The history in a new layout, for the conflict rules (a
+    :class:`~deltaforensics.conflicts.rule.FileHistory`).
+
+    A check asks about a winner's few files, so only those are looked up in the real history
+    and re-labelled; the whole history is never re-labelled (a column with many values would
+    multiply its rows). A file's pieces are those of the add live at the version asked about.
+    """
+
+    original: Replay
+    relabeler: Relabeler
+
+    @property
+    def end_version(self) -> int:
+        return self.original.end_version
+
+    def retains(self, version: int) -> bool:
+        return self.original.retains(version)
+
+    def live_files(self, version: int) -> pl.DataFrame:
+        return self.relabeler.frame(self.original.live_files(version))
+
+    def live_files_among(self, version: int, paths: pl.Series) -> pl.DataFrame:
+        """The pieces among ``paths`` (synthetic ``<path>#<partition>``) live at ``version``.
+
+        The original path is a prefix ending before some ``#``: every such prefix is looked up
+        (usually one), and only pieces whose synthetic path is asked for are kept."""
+        wanted = paths.drop_nulls().unique()
+        prefixes = sorted({p[:i] for p in wanted.to_list() for i, ch in enumerate(p) if ch == "#"})
+        originals = pl.Series("path", prefixes, dtype=pl.String)
+        found = self.relabeler.frame(self.original.live_files_among(version, originals))
+        return found.filter(pl.col("path").is_in(wanted.implode()))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -357,21 +503,3 @@ class LayoutStats:
     files_after: int  # one per (file, partition) it spans
     bytes: int
     unknown_files: int
-
-
-def layout_stats(history: Replay) -> LayoutStats:
-    """What the new layout would look like at the latest version (``history`` re-labelled)."""
-    live = history.live_files(history.end_version).with_columns(
-        pl.col("path").str.split("#").list.first().alias("_original")
-    )
-    if live.is_empty():
-        return LayoutStats(partitions=0, files_before=0, files_after=0, bytes=0, unknown_files=0)
-    known = live.filter(~pl.col(UNKNOWN))
-    per_file = live.unique(["_original", "dv_id"], keep="first")
-    return LayoutStats(
-        partitions=known.select(PARTITION_VALUES).n_unique() if known.height else 0,
-        files_before=per_file.height,
-        files_after=known.height,
-        bytes=int(per_file["size"].fill_null(0).sum()),
-        unknown_files=live.filter(pl.col(UNKNOWN))["_original"].n_unique(),
-    )

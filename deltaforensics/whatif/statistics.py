@@ -33,11 +33,15 @@ def add_stats(replay: Replay) -> pl.DataFrame:
 
 
 def with_stats(files: pl.DataFrame, stats: pl.DataFrame) -> pl.DataFrame:
-    """Removes often carry no statistics: take them from the add of the same logical file."""
-    if files.is_empty() or "stats" not in files.columns:
+    """Removes often carry no statistics: take them from the add of the same logical file
+    (``stats``: :func:`add_stats`). Only the rows without statistics are looked up."""
+    if files.is_empty() or "stats" not in files.columns or not files["stats"].null_count():
         return files
+    wanted = stats.filter(pl.col("path").is_in(files["path"].drop_nulls().unique().implode()))
     return (
-        files.join(stats, on=["path", "dv_id"], how="left", nulls_equal=True)
+        files.join(
+            wanted, on=["path", "dv_id"], how="left", nulls_equal=True, maintain_order="left"
+        )
         .with_columns(pl.coalesce("stats", "_add_stats").alias("stats"))
         .drop("_add_stats")
     )
@@ -136,7 +140,11 @@ def _parallel(files: pl.DataFrame, exprs: list[pl.Expr]) -> pl.DataFrame:
 
 
 class StatRanges:
-    """One history's :func:`stat_ranges`, each column read once however many estimates ask."""
+    """One history's :func:`stat_ranges`, each column read once however many estimates ask.
+
+    Read per distinct statistics text (a history's removes repeat their adds' texts, and its
+    re-labelled files ask about the same texts again), and found again by text for any frame
+    of the history's files (:meth:`of`)."""
 
     def __init__(self, replay: Replay) -> None:
         self.replay = replay
@@ -147,17 +155,49 @@ class StatRanges:
         return add_stats(self.replay)
 
     @cached_property
-    def files(self) -> pl.DataFrame:
-        """The history's file actions, removes carrying their add's statistics."""
-        return with_stats(self.replay.frames.files, self.add_stats)
+    def texts(self) -> pl.DataFrame:
+        """Every distinct statistics text of the history, in order of first appearance."""
+        files = self.replay.frames.files
+        if "stats" not in files.columns:
+            return pl.DataFrame(schema={"stats": pl.String})
+        return files.select(pl.col("stats").drop_nulls().unique(maintain_order=True))
 
     def prefetch(self, kinds: Mapping[str, str]) -> None:
         """Read the columns not read yet (stats key -> kind), all in one pass."""
         missing = {k: kind for k, kind in kinds.items() if (k, kind) not in self._done}
         if missing:
-            for key, frame in stat_ranges_many(self.files, missing).items():
+            for key, frame in stat_ranges_many(self.texts, missing).items():
                 self._done[key, missing[key]] = frame
 
     def get(self, key: str, kind: str) -> pl.DataFrame:
+        """The column's ranges per text of :attr:`texts` (row-aligned)."""
         self.prefetch({key: kind})
         return self._done[key, kind]
+
+    def rows_of(self, files: pl.DataFrame) -> pl.Series:
+        """For each row of ``files`` (rows of this history), the index of its statistics text
+        in :attr:`texts` (null: none): one join on the texts, however many columns are read
+        for the rows afterwards (:meth:`of`)."""
+        table = self.texts.with_row_index("_text")
+        found = files.select("stats").join(table, on="stats", how="left", maintain_order="left")
+        return found["_text"]
+
+    def of(self, rows: pl.Series, key: str, kind: str) -> pl.DataFrame:
+        """:func:`stat_ranges` of the files whose :meth:`rows_of` are ``rows``."""
+        return (
+            self.get(key, kind)
+            .select(pl.all().gather(rows))
+            .with_columns(
+                pl.col("_has_null").fill_null(False), pl.col("_all_null").fill_null(False)
+            )
+        )
+
+    @cached_property
+    def live_at_end(self) -> tuple[pl.DataFrame, pl.Series]:
+        """The files live at the history's last version, carrying their statistics, and
+        their :meth:`rows_of` (every layout estimate of the table counts them)."""
+        rep = self.replay
+        live = with_stats(rep.live_files(rep.end_version), self.add_stats)
+        if "stats" not in live.columns:
+            return live, pl.Series("_text", [None] * live.height, dtype=pl.UInt32)
+        return live, self.rows_of(live)

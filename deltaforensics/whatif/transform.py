@@ -15,7 +15,7 @@ usable on the rewritten pair.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -23,6 +23,7 @@ import polars as pl
 
 from deltaforensics.conflicts.checker import COMMITS, Verdict, check
 from deltaforensics.conflicts.profiles import parse_isolation
+from deltaforensics.conflicts.rule import FileHistory
 from deltaforensics.model.frames import partition_value_exprs
 from deltaforensics.model.ids import IsolationLevel
 from deltaforensics.model.schemas import PARTITION_VALUES
@@ -57,7 +58,7 @@ APPEND_OPERATIONS = frozenset({"WRITE", "STREAMING UPDATE"})
 class RewrittenPair:
     loser: Transaction
     winners: tuple[Transaction, ...]
-    history: Replay
+    history: FileHistory
     overrides: dict[str, Any] = field(default_factory=dict)
     unknown: str | None = None  # why the outcome under the scenario cannot be estimated
     scheduled_apart: tuple[int, ...] = ()  # winners that no longer overlap the loser
@@ -84,11 +85,30 @@ class Rewriter:
         self.liquid: Liquid | None = (scenario.find(Liquid) or [None])[-1]
         self.partition_by: PartitionBy | None = partition[-1] if partition else None
         self.relabeler: Relabeler | None = None
-        self.history = replay
+        self.history: FileHistory = replay
         if self.partition_by is not None and self.partition_by.columns and self.liquid is None:
             self.relabeler = Relabeler.for_table(self.partition_by.columns, replay, statistics)
             self.history = self.relabeler.history()
         self._cache: dict[int, tuple[Transaction, Transaction, str | None]] = {}
+        self._relabeled: dict[int, tuple[Transaction, pl.DataFrame, pl.DataFrame]] = {}
+
+    def prepare(self, transactions: Iterable[Transaction]) -> None:
+        """Re-label the files of all of ``transactions`` in one pass, before they are
+        rewritten one by one (a partition layout is otherwise a pass per transaction)."""
+        if self.relabeler is None:
+            return
+        todo = list({id(t): t for t in transactions if id(t) not in self._relabeled}.values())
+        frames = self.relabeler.frames([f for t in todo for f in (t.added, t.removed)])
+        for i, t in enumerate(todo):
+            self._relabeled[id(t)] = (t, frames[2 * i], frames[2 * i + 1])
+
+    def _files(self, t: Transaction, relabeler: Relabeler) -> tuple[pl.DataFrame, pl.DataFrame]:
+        """``t``'s adds and removes re-labelled, from :meth:`prepare` when it saw ``t``."""
+        hit = self._relabeled.get(id(t))
+        if hit is not None and hit[0] is t:
+            return hit[1], hit[2]
+        added, removed = relabeler.frames([t.added, t.removed])
+        return added, removed
 
     @property
     def layout(self) -> Layout | None:
@@ -111,7 +131,9 @@ class Rewriter:
             if self.relabeler is None:
                 t = _unpartitioned(t, clustered=False)
             else:
-                t, unknown = _repartitioned(t, self.relabeler)
+                t, unknown = _repartitioned(
+                    t, self.relabeler.layout, *self._files(t, self.relabeler)
+                )
         for change in self.scenario.changes:
             if isinstance(change, ExplicitMergePredicates):
                 t = explicit_predicates(t, change.operations)
@@ -248,11 +270,11 @@ def _write_filter(t: Transaction, columns: Sequence[str], read: Predicate | None
     return read
 
 
-def _repartitioned(t: Transaction, relabeler: Relabeler) -> tuple[Transaction, str | None]:
-    layout = relabeler.layout
+def _repartitioned(
+    t: Transaction, layout: Layout, added: pl.DataFrame, removed: pl.DataFrame
+) -> tuple[Transaction, str | None]:
+    """``t`` in ``layout``, given its adds and removes re-labelled."""
     cols = layout.columns
-    added = relabeler.actions(t.added, t.version, "add")
-    removed = relabeler.actions(t.removed, t.version, "remove")
     unknown_rows = int(added[UNKNOWN].sum()) + int(removed[UNKNOWN].sum())
     read = new_read_predicate(t, cols)
     if t.dynamic_partition_overwrite:

@@ -9,8 +9,8 @@ from pathlib import Path
 import polars as pl
 import pyarrow as pa
 import pytest
-from deltalake import write_deltalake
-from hypothesis import given, settings
+from deltalake import DeltaTable, write_deltalake
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from deltaforensics.analysis import load, open_store
@@ -18,15 +18,21 @@ from deltaforensics.errors import DeltaForensicsError
 from deltaforensics.predicates.to_polars import kind_of_type
 from deltaforensics.whatif.layout import (
     MAX_SPAN,
+    UNKNOWN,
     Layout,
     Relabeler,
     _observed,
     _sort_key,
     _span,
     beyond_span,
+    enumerated_spans,
+    numeric_universe,
+    sort_keys,
 )
-from deltaforensics.whatif.statistics import stat_ranges
+from deltaforensics.whatif.statistics import StatRanges, stat_ranges, with_stats
 from tests.conftest import SAMPLE_LOGS, corpus_tables
+
+_ANY_REPLAY = load(open_store(str(SAMPLE_LOGS / "optimize_vs_delete")), mode="history").replay
 
 _NUMBERS = st.one_of(
     st.integers(-(10**6), 10**6).map(str),
@@ -68,12 +74,24 @@ def test_beyond_span_agrees_with_span(
             "_all_null": pl.Boolean,
         },
     )
-    decided = beyond_span(table, kind, keys)
+    decided = beyond_span(table, kind, numeric_universe(kind, keys))
     assert len(decided) == len(rows)
     for (lo, hi, all_null), wide in zip(rows, decided, strict=True):
         if wide:  # only ever claims what _span would say: too many values
             assert not all_null and lo is not None and hi is not None
             assert _span(lo, hi, kind, values, keys, MAX_SPAN) is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    kind=st.sampled_from(["int64", "float", "str", "date"]),
+    values=st.one_of(
+        st.lists(_NUMBERS, max_size=30),
+        st.lists(st.integers(-(10**25), 10**25).map(str), max_size=30),
+    ),
+)
+def test_sort_keys_read_by_polars_are_pythons(kind: str, values: list[str]) -> None:
+    assert sort_keys(values, kind) == [_sort_key(v, kind) for v in values]
 
 
 def test_beyond_span_decides_a_high_cardinality_column() -> None:
@@ -88,7 +106,58 @@ def test_beyond_span_decides_a_high_cardinality_column() -> None:
         }
     )
     # a wide range is decided; an enumerable one (<= 1,000 integers) is left to _span
-    assert beyond_span(table, "int64", keys) == [True, False, False]
+    assert beyond_span(table, "int64", numeric_universe("int64", keys)) == [True, False, False]
+
+
+_INTEGERS = st.one_of(
+    st.integers(-2000, 2000).map(str),
+    st.integers(-(10**19), 10**19).map(str),
+    st.sampled_from(["007", "-0", " 5", "5_000", "1e3", "abc", "", "9" * 19, "-" + "9" * 18]),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@example(kind="int64", rows=[("0", "511", False, False), ("0", "512", True, False)])
+@example(kind="int32", rows=[("-3", "-1", True, False), ("5", "4", False, False)])
+@given(
+    kind=st.sampled_from(["int32", "int64", "str", "float"]),
+    rows=st.lists(
+        st.tuples(
+            st.one_of(st.none(), _INTEGERS),
+            st.one_of(st.none(), _INTEGERS, st.integers(0, 1100).map(str)),
+            st.booleans(),
+            st.booleans(),
+        ),
+        max_size=25,
+    ),
+)
+def test_enumerated_spans_are_the_spans_python_enumerates(
+    kind: str, rows: list[tuple[str | None, str | None, bool, bool]]
+) -> None:
+    """Every row polars enumerates gets exactly the list (or the "too many" null) that
+    ``_span_of`` builds; the rows it leaves alone go to ``_span_of`` anyway."""
+    table = pl.DataFrame(
+        {
+            "_lo": [r[0] for r in rows],
+            "_hi": [r[1] for r in rows],
+            "_has_null": [r[2] for r in rows],
+            "_all_null": [r[3] for r in rows],
+        },
+        schema={
+            "_lo": pl.String,
+            "_hi": pl.String,
+            "_has_null": pl.Boolean,
+            "_all_null": pl.Boolean,
+        },
+    )
+    layout = Layout(("x",), {"x": kind}, {"x": "x"}, {}, {"x": ("0", "1", "2000")})
+    relabeler = Relabeler(layout, _ANY_REPLAY)
+    decided, values = enumerated_spans(table, kind)
+    for (lo, hi, has_null, all_null), known, found in zip(
+        rows, decided.to_list(), values.to_list(), strict=True
+    ):
+        if known:
+            assert found == relabeler._span_of("x", kind, lo, hi, has_null, all_null)
 
 
 _TABLES = [
@@ -150,10 +219,9 @@ def test_observed_orders_like_the_python_sort_key(kind: str, values: list[str]) 
     assert keys == sorted(keys)
 
 
-def test_a_two_column_layout_relabels_as_without_the_shared_statistics(tmp_path: Path) -> None:
-    """Relabeler.for_table reuses the statistics read for the universe only while the rows are
-    still the history's; with two new columns the second is read again after the first's
-    join and explode. Either way the re-labelled history equals the plain, per-frame one."""
+def _two_column_history(tmp_path: Path) -> str:
+    """Four appends partitioned by date whose files span several countries and quantities,
+    then a delete that removes some of them."""
     table = str(tmp_path / "t")
     for day in range(4):
         write_deltalake(
@@ -169,10 +237,57 @@ def test_a_two_column_layout_relabels_as_without_the_shared_statistics(tmp_path:
             mode="append",
             partition_by=["date"],
         )
-    rep = load(open_store(table), mode="history").replay
-    columns = ["country", "qty"]
-    shared = Relabeler.for_table(columns, rep).files
-    plain = Relabeler(Layout.for_table(columns, rep), rep).files
-    order = ["path", "dv_id", "version", "seq"]
-    assert shared.height > rep.frames.files.height  # the files did span several values
-    assert shared.sort(order).equals(plain.sort(order))
+    DeltaTable(table).delete("date = '2024-01-02'")
+    return table
+
+
+def test_the_relabeled_history_answers_as_the_relabeled_live_files(tmp_path: Path) -> None:
+    """Looking a few pieces up (what a conflict rule does) finds exactly the pieces of the
+    whole re-labelled snapshot with those paths, at every version; a path that is not a
+    piece of a live file finds nothing."""
+    rep = load(open_store(_two_column_history(tmp_path)), mode="history").replay
+    history = Relabeler.for_table(["country", "qty"], rep).history()
+    order = ["path", "dv_id"]
+    for version in range(rep.end_version + 1):
+        whole = history.live_files(version)
+        assert whole.height > rep.live_files(version).height  # the files span several values
+        some = whole["path"].gather_every(3)
+        asked = pl.concat([some, pl.Series(["nowhere#country=US/qty=1", some[0] + "x"])])
+        found = history.live_files_among(version, asked)
+        expected = whole.filter(pl.col("path").is_in(some.implode()))
+        assert found.sort(order).equals(expected.sort(order))
+
+
+def test_layout_statistics_count_the_pieces_the_relabeled_snapshot_has(tmp_path: Path) -> None:
+    """The counts taken from each live file's spans (without writing the pieces out) are those
+    of the re-labelled snapshot's rows, for one and for two new columns."""
+    rep = load(open_store(_two_column_history(tmp_path)), mode="history").replay
+    for columns in (["country"], ["country", "qty"], ["date", "qty"]):
+        relabeler = Relabeler.for_table(columns, rep)
+        live = relabeler.history().live_files(rep.end_version)
+        known = live.filter(~pl.col(UNKNOWN))
+        stats = relabeler.layout_stats()
+        assert stats.files_after == known.height > stats.files_before
+        assert stats.partitions == known.select("partition_values").n_unique()
+        assert stats.files_before == rep.live_files(rep.end_version).height
+        assert stats.unknown_files == 0
+
+
+def test_statistics_found_by_text_equal_a_fresh_read() -> None:
+    """:meth:`StatRanges.of` (the history's statistics found again by text) gives every file
+    the ranges a fresh read of its own statistics gives, on every corpus table's columns."""
+    for table in [*corpus_tables(), *SAMPLE_LOGS.iterdir()]:
+        try:
+            rep = load(open_store(str(table)), mode="history").replay
+        except DeltaForensicsError:
+            continue
+        md = rep.metadata_at(rep.end_version)
+        statistics = StatRanges(rep)
+        files = with_stats(rep.frames.files, statistics.add_stats)
+        for column, dtype in md.column_types.items():
+            key, kind = md.physical_name(column), kind_of_type(dtype) or "str"
+            found = statistics.of(statistics.rows_of(files), key, kind)
+            assert found.equals(stat_ranges(files, key, kind)), (
+                table,
+                column,
+            )
