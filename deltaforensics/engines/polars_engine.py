@@ -145,7 +145,7 @@ def assemble(
         parts.append(side[key])
     known = [pl.col(c).is_not_null() for c in KNOWN_ACTIONS if c in raw.columns]
     unknown_versions = (
-        raw.filter(~pl.any_horizontal(known))["_v"].unique().sort().to_list()
+        raw.select(pl.col("_v").filter(~pl.any_horizontal(known)))["_v"].unique().sort().to_list()
         if known and raw.height
         else []
     )

@@ -132,7 +132,7 @@ def _mangled_key_versions(raw: pl.DataFrame) -> set[int]:
     texts = [pl.col(c) for c in _OBJECT_TEXT if c in raw.columns]
     texts += [pl.col(a).struct.field(f) for a, f in _OBJECT_FIELDS if a in raw.columns]
     hit = pl.any_horizontal(t.str.contains(_UNESCAPED_QUOTE).fill_null(False) for t in texts)
-    return set(raw.filter(hit)["_v"].unique().to_list())
+    return set(raw.select(pl.col("_v").filter(hit))["_v"].unique().to_list())
 
 
 def _read_exactly(blobs: Sequence[tuple[int, str, bytes]]) -> pl.DataFrame:
