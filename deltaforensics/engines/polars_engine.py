@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import polars as pl
 
 from deltaforensics.log.checkpoints import RawCheckpoint, read_checkpoint
-from deltaforensics.log.commits import read_commits, unknown_action_lines
+from deltaforensics.log.commits import (
+    Blob,
+    JoinedCommits,
+    join_commits,
+    read_commit_chunks,
+    unknown_action_lines,
+)
 from deltaforensics.log.listing import CheckpointFiles
 from deltaforensics.log.normalize import file_actions, side_actions
 from deltaforensics.log.segment import LogSegment
-from deltaforensics.log.storage import LogStore
+from deltaforensics.log.storage import LogStore, read_chunks
 from deltaforensics.model.actions import Metadata
 from deltaforensics.model.schemas import (
     KNOWN_ACTIONS,
@@ -27,6 +34,7 @@ from deltaforensics.model.schemas import (
 class PolarsEngine:
     store: LogStore
     with_stats: bool = True
+    chunk_files: int = 8192  # commit files read, then parsed while the next ones are read
 
     def scan(self, segment: LogSegment) -> ActionFrames:
         """Reads the checkpoint on a second thread while this one fetches and parses the
@@ -43,7 +51,7 @@ class PolarsEngine:
 
     def _read_both(
         self, segment: LogSegment, files: CheckpointFiles
-    ) -> tuple[RawCheckpoint, tuple[pl.DataFrame, list[tuple[int, str, bytes]]]]:
+    ) -> tuple[RawCheckpoint, tuple[pl.DataFrame, list[Blob]]]:
         """A checkpoint error wins over a commit error, as when the checkpoint was read first
         (the loader falls back to an older checkpoint only for an error naming one of its files)."""
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="checkpoint") as pool:
@@ -55,13 +63,19 @@ class PolarsEngine:
                 raise
             return pending.result(), commits
 
-    def _read_commits(
-        self, segment: LogSegment
-    ) -> tuple[pl.DataFrame, list[tuple[int, str, bytes]]]:
-        names = [name for _, name in segment.commits]
-        blobs = self.store.read_many(names)
-        triples = [(v, name, blobs[name]) for v, name in segment.commits]
-        return read_commits(triples), triples
+    def _read_commits(self, segment: LogSegment) -> tuple[pl.DataFrame, list[Blob]]:
+        return read_commit_chunks(self._joined_chunks(segment.commits))
+
+    def _joined_chunks(self, commits: Sequence[tuple[int, str]]) -> Iterator[JoinedCommits]:
+        """Read and joined here, on the calling thread: the worker that parses them then
+        holds the GIL only briefly, so the two threads do not take turns at it per file."""
+        names = [name for _, name in commits]
+        starts = range(0, len(names), self.chunk_files)
+        for start, got in zip(
+            starts, read_chunks(self.store, names, self.chunk_files), strict=True
+        ):
+            part = commits[start : start + self.chunk_files]
+            yield join_commits([(v, name, got[name]) for v, name in part])
 
 
 def physical_partition_columns(metadata_texts: list[str]) -> tuple[str, ...]:
@@ -145,7 +159,7 @@ def assemble(
         parts.append(side[key])
     known = [pl.col(c).is_not_null() for c in KNOWN_ACTIONS if c in raw.columns]
     unknown_versions = (
-        raw.filter(~pl.any_horizontal(known))["_v"].unique().sort().to_list()
+        raw.select(pl.col("_v").filter(~pl.any_horizontal(known)))["_v"].unique().sort().to_list()
         if known and raw.height
         else []
     )

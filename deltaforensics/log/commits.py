@@ -12,9 +12,12 @@ from __future__ import annotations
 import io
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 import polars as pl
 
 from deltaforensics.errors import LogCorruptError
@@ -80,14 +83,198 @@ def _read_plain(blobs: Sequence[tuple[int, str, bytes]]) -> pl.DataFrame | None:
     return raw.insert_column(0, pl.Series("_v", np.repeat(versions, counts)))
 
 
-def read_commits(blobs: Sequence[tuple[int, str, bytes]]) -> pl.DataFrame:
-    """Parse ``(version, name, bytes)`` commit files into a raw frame (``RAW_ACTION_SCHEMA``).
+Blob = tuple[int, str, bytes]  # (version, file name, the file's bytes)
 
-    polars re-serialises an object read into a String column without escaping backslashes,
-    tabs or control characters inside its string values (measured: only ``\\"``, ``\\/`` and
-    ``\\n`` survive), so a file whose JSON holds any other escape (JSON text nested in a string,
-    as delta-rs CREATE TABLE writes) is read by the exact path instead; and without escaping a
-    quote inside an object key, which is caught in its output (:func:`_mangled_key_versions`).
+
+def read_commits(blobs: Sequence[Blob]) -> pl.DataFrame:
+    """Parse ``(version, name, bytes)`` commit files into a raw frame (``RAW_ACTION_SCHEMA``)."""
+    return _combine(list(blobs), [_parse_clean(join_commits(blobs))])
+
+
+def read_commit_chunks(chunks: Iterable[JoinedCommits]) -> tuple[pl.DataFrame, list[Blob]]:
+    """:func:`read_commits` over chunks that arrive one by one: each chunk is checked and parsed
+    on a worker thread (numpy and polars, the GIL released) while the caller's iterator reads
+    the next one, so reading the files overlaps parsing them. Also returns every file's blob."""
+    blobs: list[Blob] = []
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="commit-parse") as pool:
+        pending: list[tuple[int, Future[_Clean | None]]] = []
+        for chunk in chunks:
+            pending.append((len(blobs), pool.submit(_parse_clean, chunk)))
+            blobs.extend(chunk.blobs)
+        parts = [(offset, future.result()) for offset, future in pending]
+    clean = [(offset, part) for offset, part in parts if part is not None]
+    if len(clean) < len(parts):
+        return _read_in_general(blobs), blobs
+    return _combine(blobs, [p.moved(offset) for offset, p in clean]), blobs
+
+
+@dataclass(frozen=True, slots=True)
+class JoinedCommits:
+    """Commit files joined into one buffer as :func:`_read_plain` joins them: each non-empty
+    file's bytes, plus a newline where one does not end with one. ``ends[i]`` is where file
+    ``i``'s own bytes end, ``stops[i]`` where its part of the buffer ends."""
+
+    blobs: Sequence[Blob]
+    buffer: bytes
+    lengths: npt.NDArray[np.int64]
+    stops: npt.NDArray[np.int64]
+
+    @property
+    def starts(self) -> npt.NDArray[np.int64]:
+        return self.stops - self.lengths - self.added
+
+    @property
+    def added(self) -> npt.NDArray[np.int64]:
+        return self.stops - np.concatenate(([0], self.stops[:-1])) - self.lengths
+
+    @property
+    def ends(self) -> npt.NDArray[np.int64]:
+        return self.starts + self.lengths
+
+
+def join_commits(blobs: Sequence[Blob]) -> JoinedCommits:
+    """One pass of cheap per-file work (no scanning of the bytes): the rest is numpy's."""
+    parts: list[bytes] = []
+    sizes = np.zeros(len(blobs), dtype=np.int64)
+    lengths = np.zeros(len(blobs), dtype=np.int64)
+    for i, (_, _, data) in enumerate(blobs):
+        if not data:
+            continue
+        parts.append(data)
+        lengths[i] = sizes[i] = len(data)
+        if data[-1] != _NEWLINE:
+            parts.append(b"\n")
+            sizes[i] += 1
+    return JoinedCommits(blobs, b"".join(parts), lengths, np.cumsum(sizes))
+
+
+_NEWLINE, _OPEN_BRACE, _BACKSLASH = 10, 123, 92
+_KEPT_ESCAPES = tuple(b'"/n')  # the escapes polars re-serialises intact
+_SCAN_BLOCK = 1 << 24
+
+
+@dataclass(frozen=True, slots=True)
+class _Clean:
+    """A chunk parsed as :func:`read_commits` would parse it on its fast path."""
+
+    raw: pl.DataFrame
+    exact: list[int]  # files (indices into the chunk) for the exact path
+    total: int  # rows parsed
+
+    def moved(self, offset: int) -> _Clean:
+        return _Clean(self.raw, [i + offset for i in self.exact], self.total)
+
+
+def _parse_clean(joined: JoinedCommits) -> _Clean | None:
+    """The fast path's checks, vectorised over the joined buffer, then one parse.
+
+    ``None`` when anything would send :func:`read_commits` off its plain path (a file not
+    starting with ``{``, a line not starting with ``{``, a parse error, a row count that is
+    not the line count): the caller then reads every file the general way, which words errors.
+    """
+    data = np.frombuffer(joined.buffer, dtype=np.uint8)
+    starts, ends, stops = joined.starts, joined.ends, joined.stops
+    filled = joined.lengths > 0
+    if np.any(data[starts[filled]] != _OPEN_BRACE):
+        return None
+    exact = _escaped_files(data, ends, stops)
+    lines, broken = _lines(data, stops)
+    fast = ~exact
+    if np.any(broken & fast):
+        return None
+    total = int(lines[fast].sum())
+    if not total:
+        return _Clean(pl.DataFrame(schema=RAW_ACTION_SCHEMA), np.flatnonzero(exact).tolist(), 0)
+    buffer = joined.buffer if not exact.any() else _without(joined.buffer, starts, stops, exact)
+    try:
+        raw = pl.read_ndjson(io.BytesIO(buffer), schema=_SCHEMA_WITHOUT_VERSION)
+    except (pl.exceptions.PolarsError, ValueError):
+        return None
+    if raw.height != total:
+        return None
+    versions = np.fromiter((v for v, _, _ in joined.blobs), dtype=np.int64, count=len(fast))
+    raw = raw.insert_column(0, pl.Series("_v", np.repeat(versions[fast], lines[fast])))
+    return _Clean(raw, np.flatnonzero(exact).tolist(), total)
+
+
+def _escaped_files(
+    data: npt.NDArray[np.uint8], ends: npt.NDArray[np.int64], stops: npt.NDArray[np.int64]
+) -> npt.NDArray[np.bool_]:
+    """Files where ``_ESCAPES_POLARS_MANGLES`` matches: a backslash followed, inside the same
+    file, by a byte other than ``"``, ``/`` or ``n``. In blocks, to bound the temporaries."""
+    found: list[npt.NDArray[np.int64]] = []
+    for at in range(0, data.size, _SCAN_BLOCK):
+        block = data[at : at + _SCAN_BLOCK + 1]
+        where = np.flatnonzero(block[:-1] == _BACKSLASH)
+        after = block[where + 1]
+        keep = np.ones(where.size, dtype=np.bool_)
+        for byte in _KEPT_ESCAPES:
+            keep &= after != byte
+        found.append(where[keep] + at)
+    hits = np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
+    files = np.searchsorted(stops, hits, side="right")
+    out = np.zeros(stops.size, dtype=np.bool_)
+    out[files[hits + 1 < ends[files]]] = True
+    return out
+
+
+def _lines(
+    data: npt.NDArray[np.uint8], stops: npt.NDArray[np.int64]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
+    """Per file: its line count, and whether a line after the first does not start with ``{``
+    (a newline that is not the file's last byte and is not followed by ``{``)."""
+    newlines = np.concatenate(
+        [
+            np.flatnonzero(data[at : at + _SCAN_BLOCK] == _NEWLINE) + at
+            for at in range(0, data.size, _SCAN_BLOCK)
+        ]
+        or [np.zeros(0, dtype=np.int64)]
+    )
+    files = np.searchsorted(stops, newlines, side="right")
+    inner = newlines + 1 < stops[files]
+    bad = files[inner][data[newlines[inner] + 1] != _OPEN_BRACE]
+    broken = np.zeros(stops.size, dtype=np.bool_)
+    broken[bad] = True
+    return np.bincount(files, minlength=stops.size).astype(np.int64), broken
+
+
+def _without(
+    buffer: bytes,
+    starts: npt.NDArray[np.int64],
+    stops: npt.NDArray[np.int64],
+    dropped: npt.NDArray[np.bool_],
+) -> bytes:
+    """The buffer without the parts of the dropped files (copied once, in runs)."""
+    view = memoryview(buffer)
+    pieces: list[memoryview] = []
+    at = 0
+    for i in np.flatnonzero(dropped).tolist():
+        pieces.append(view[at : int(starts[i])])
+        at = int(stops[i])
+    pieces.append(view[at:])
+    return b"".join(pieces)
+
+
+def _combine(blobs: list[Blob], parts: list[_Clean | None]) -> pl.DataFrame:
+    """Clean chunks -> the frame :func:`_read_in_general` gives for all of them: the same rows
+    as one parse of the joined fast files, then the exact path for the escaped files."""
+    clean = [p for p in parts if p is not None]
+    if len(clean) < len(parts) or not sum(p.total for p in clean):
+        return _read_in_general(blobs)
+    # one chunk per column: normalising a 13-chunk frame of 600k rows took 1.5 CPU s, 0.5 after
+    # this 0.15 s copy
+    raw = pl.concat([p.raw for p in clean], how="vertical", rechunk=True)
+    return _patch_exact(raw, [i for p in clean for i in p.exact], blobs)
+
+
+def _read_in_general(blobs: Sequence[Blob]) -> pl.DataFrame:
+    """Every case :func:`_parse_clean` declines: BOMs, blank lines, files not starting with a
+    JSON object, parse errors. polars re-serialises an object read into a String column without
+    escaping backslashes, tabs or control characters inside its string values (measured: only
+    ``\\"``, ``\\/`` and ``\\n`` survive), so a file whose JSON holds any other escape (JSON text
+    nested in a string, as delta-rs CREATE TABLE writes) is read by the exact path instead; and
+    without escaping a quote inside an object key, which is caught in its output
+    (:func:`_mangled_key_versions`).
     """
     if any(
         data[:1] != b"{" and (b := _body(data)) and not b.startswith(b"{") for _, _, data in blobs
@@ -107,6 +294,10 @@ def read_commits(blobs: Sequence[tuple[int, str, bytes]]) -> pl.DataFrame:
             return _read_exactly(blobs)
         if raw["_v"].null_count():
             return _read_exactly(blobs)
+    return _patch_exact(raw, exact, blobs)
+
+
+def _patch_exact(raw: pl.DataFrame, exact: list[int], blobs: Sequence[Blob]) -> pl.DataFrame:
     mangled = _mangled_key_versions(raw)
     if mangled:  # keys holding a quote: those files go through the exact path too
         raw = raw.filter(~pl.col("_v").is_in(sorted(mangled)))
@@ -132,7 +323,7 @@ def _mangled_key_versions(raw: pl.DataFrame) -> set[int]:
     texts = [pl.col(c) for c in _OBJECT_TEXT if c in raw.columns]
     texts += [pl.col(a).struct.field(f) for a, f in _OBJECT_FIELDS if a in raw.columns]
     hit = pl.any_horizontal(t.str.contains(_UNESCAPED_QUOTE).fill_null(False) for t in texts)
-    return set(raw.filter(hit)["_v"].unique().to_list())
+    return set(raw.select(pl.col("_v").filter(hit))["_v"].unique().to_list())
 
 
 def _read_exactly(blobs: Sequence[tuple[int, str, bytes]]) -> pl.DataFrame:

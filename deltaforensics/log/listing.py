@@ -89,6 +89,9 @@ def list_log(store: LogStore) -> LogListing:
     sizes: dict[str, int | None] = {}
     for f in files:
         sizes[f.name] = f.size
+        if _is_plain_commit(f.name):  # nearly every name: skip the regular expressions
+            commits[int(f.name[:20])] = f.name
+            continue
         parsed = parse_log_path(f.name)
         if parsed is None:
             junk.append(f.name)
@@ -141,6 +144,12 @@ def list_log(store: LogStore) -> LogListing:
         junk=tuple(sorted(junk)),
         sizes=sizes,
     )
+
+
+def _is_plain_commit(name: str) -> bool:
+    """``NNNNNNNNNNNNNNNNNNNN.json`` with ASCII digits; what :func:`parse_log_path` calls a
+    commit, less names it also accepts (other Unicode digits) and so still classifies."""
+    return len(name) == 25 and name.endswith(".json") and name.isascii() and name[:20].isdigit()
 
 
 def _prefer(cps: list[CheckpointFiles]) -> tuple[CheckpointFiles, ...]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -265,6 +265,18 @@ class FsspecLogStore:
         return out
 
 
+def read_chunks(store: LogStore, names: Sequence[str], size: int) -> Iterator[dict[str, bytes]]:
+    """``store.read_many`` of ``names[0:size]``, ``names[size:2 * size]``, ...: a caller can work
+    on one slice while the next is read. A store with its own ``read_chunks`` (one that reports
+    progress over the whole list) reads them."""
+    own = getattr(store, "read_chunks", None)
+    if own is not None:
+        yield from own(names, size)
+        return
+    for start in range(0, len(names), size):
+        yield store.read_many(names[start : start + size])
+
+
 def _lookup(got: Mapping[str, Any], path: str) -> Any:
     if path in got:
         return got[path]
@@ -327,9 +339,16 @@ class ReportingStore:
         return self._inner.read(name)
 
     def read_many(self, names: Sequence[str]) -> dict[str, bytes]:
-        out: dict[str, bytes] = {}
-        total = len(names)
-        for start in range(0, total, self.CHUNK):
-            out.update(self._inner.read_many(names[start : start + self.CHUNK]))
-            self._on_read(len(out), total)
-        return out
+        return next(self.read_chunks(names, len(names)), {}) if names else {}
+
+    def read_chunks(self, names: Sequence[str], size: int) -> Iterator[dict[str, bytes]]:
+        """Slices of ``size`` names, as :func:`read_chunks`; progress counts over all of them."""
+        total, done = len(names), 0
+        for start in range(0, total, size):
+            out: dict[str, bytes] = {}
+            stop = min(start + size, total)
+            for at in range(start, stop, self.CHUNK):
+                out.update(self._inner.read_many(names[at : min(at + self.CHUNK, stop)]))
+                self._on_read(done + len(out), total)
+            done += len(out)
+            yield out

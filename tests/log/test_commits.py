@@ -3,12 +3,23 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
+import numpy as np
+import polars as pl
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deltaforensics.log.commits import read_commits
+from deltaforensics.errors import LogCorruptError
+from deltaforensics.log.commits import (
+    _ESCAPES_POLARS_MANGLES,
+    _escaped_files,
+    _read_in_general,
+    join_commits,
+    read_commit_chunks,
+    read_commits,
+)
 
 
 def test_json_text_nested_in_strings_survives(tmp_path: object) -> None:
@@ -64,3 +75,78 @@ def test_a_quote_inside_an_object_key_survives(info: dict[str, object]) -> None:
     assert frame["_v"].to_list() == [0, 1]
     assert json.loads(frame["commitInfo"][1]) == info
     assert json.loads(frame["commitInfo"][0])["p"] == '["date"]'
+
+
+# Lines and file endings that decide which way a file is read: plain, with a newline added,
+# with an escape polars mangles (`\t`, `\\`, a trailing backslash), blank, BOM, not an object.
+_LINES = [
+    b'{"add":{"path":"a","size":1,"partitionValues":{"x":"1"},"stats":"{\\"n\\":1}"}}',
+    b'{"remove":{"path":"a\\/b","deletionTimestamp":5}}',
+    b'{"commitInfo":{"op":"W\\tX"}}',
+    b'{"commitInfo":{"a":"b\\\\"}}',
+    b'{"commitInfo":{"k\\"q":1}}',
+    b'{"txn":{"appId":"q","version":3}}',
+    b'{"foo":1}',
+    b' {"commitInfo":{"a":1e5}}',  # exact path: 100000.0, polars: 100000
+    b"{}",
+    b"",
+    b"\xef\xbb\xbf{}",
+    b"[1]",
+    b'{"add":{"path":"z"}}\\',
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.lists(st.sampled_from(_LINES), max_size=4),
+            st.sampled_from([b"", b"\n", b"\n\n"]),
+        ),
+        max_size=6,
+    ),
+    st.integers(min_value=1, max_value=6),
+)
+def test_the_fast_path_and_chunks_read_as_the_general_path(
+    files: list[tuple[list[bytes], bytes]], chunk: int
+) -> None:
+    """The vectorised checks route every file as the per-file checks do, chunk by chunk too:
+    same frame, or the same error naming the same file."""
+    blobs = [(v, f"{v}.json", b"\n".join(lines) + end) for v, (lines, end) in enumerate(files)]
+
+    def outcome(read: Callable[[], pl.DataFrame]) -> object:
+        try:
+            frame = read()
+        except LogCorruptError as exc:
+            return str(exc)
+        return frame.schema, frame.rows()
+
+    expected = outcome(lambda: _read_in_general(blobs))
+    assert outcome(lambda: read_commits(blobs)) == expected
+    chunks = [join_commits(blobs[at : at + chunk]) for at in range(0, len(blobs), chunk)]
+    assert outcome(lambda: read_commit_chunks(chunks)[0]) == expected
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        [b'{"a":"x"}\\', b'{"b":1}'],  # ends in a backslash: the added newline is no escape
+        [b'{"a":"x"}\\\n', b'{"b":1}'],  # a backslash, then the file's own newline: one
+        [b'{"a":"\\\\"}\n', b'{"b":"\\/"}\n{"c":"\\n\\""}'],
+        [b"", b'{"a":"\\u0041"}', b""],
+    ],
+)
+def test_escapes_are_found_in_the_file_they_are_in(files: list[bytes]) -> None:
+    """Joined, a file's last byte is followed by a newline the join added or by the next
+    file's first byte; neither may make an escape of a backslash ending the file."""
+    joined = join_commits([(v, f"{v}.json", data) for v, data in enumerate(files)])
+    found = _escaped_files(np.frombuffer(joined.buffer, np.uint8), joined.ends, joined.stops)
+    assert found.tolist() == [bool(_ESCAPES_POLARS_MANGLES.search(data)) for data in files]
+
+
+def test_a_line_not_starting_with_a_brace_is_read_as_before() -> None:
+    """Such a file leaves the fast path (the general path reads it exactly: ``1e5`` stays a
+    float there, polars would write ``100000``)."""
+    blobs = [(0, "0.json", b'{"add":{"path":"a","size":1}}\n {"commitInfo":{"a":1e5}}')]
+    assert read_commits(blobs).rows() == _read_in_general(blobs).rows()
+    assert read_commits(blobs)["commitInfo"][1] == '{"a": 100000.0}'

@@ -1,0 +1,56 @@
+"""Reading and listing a local log in slices and on fast paths gives what the slow ones give."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from deltaforensics.log.listing import list_log
+from deltaforensics.log.storage import FsspecLogStore, ReportingStore, read_chunks
+
+
+def _log(tmp_path: Path, names: list[str]) -> FsspecLogStore:
+    log = tmp_path / "_delta_log"
+    log.mkdir()
+    for name in names:
+        (log / name).write_text(f'{{"commitInfo":{{"name":"{name}"}}}}\n')
+    return FsspecLogStore.from_uri(str(tmp_path))
+
+
+def test_slices_come_in_order_and_progress_counts_over_all_of_them(tmp_path: Path) -> None:
+    names = [f"{v:020d}.json" for v in range(5)]
+    seen: list[tuple[int, int]] = []
+    store = ReportingStore(_log(tmp_path, names), lambda done, total: seen.append((done, total)))
+    store.CHUNK = 2
+    got = list(read_chunks(store, names, 3))
+    assert [list(part) for part in got] == [names[:3], names[3:]]
+    assert all(data.startswith(b'{"commitInfo"') for part in got for data in part.values())
+    assert seen == [(2, 5), (3, 5), (5, 5)]
+    assert list(store.read_many(names)) == names
+    assert seen[-1] == (5, 5)
+
+
+def test_a_store_without_slices_of_its_own_is_read_slice_by_slice(tmp_path: Path) -> None:
+    names = [f"{v:020d}.json" for v in range(4)]
+    got = list(read_chunks(_log(tmp_path, names), names, 3))
+    assert [list(part) for part in got] == [names[:3], names[3:]]
+    assert list(read_chunks(FsspecLogStore.from_uri(str(tmp_path)), [], 3)) == []
+
+
+def test_commit_names_with_other_digits_are_classified_as_the_patterns_do(tmp_path: Path) -> None:
+    """The listing's shortcut takes ASCII digits only: a superscript digit is no digit to the
+    patterns (junk), an Arabic-Indic one is (a commit)."""
+    plain, superscript, arabic = (
+        "0" * 20 + ".json",
+        "0" * 19 + "\u00b2.json",
+        "\u0661" * 20 + ".json",
+    )
+    listing = list_log(_log(tmp_path, [plain, superscript, arabic]))
+    assert listing.commits == {0: plain, 11111111111111111111: arabic}
+    assert listing.junk == (superscript,)
+
+
+def test_reading_nothing_reports_nothing(tmp_path: Path) -> None:
+    seen: list[tuple[int, int]] = []
+    store = ReportingStore(_log(tmp_path, []), lambda done, total: seen.append((done, total)))
+    assert store.read_many([]) == {}
+    assert seen == []
