@@ -15,6 +15,7 @@ from deltaforensics.conflicts.profiles import parse_isolation
 from deltaforensics.model.diagnostics import Diagnostic, info, warning
 from deltaforensics.model.ids import IsolationLevel
 from deltaforensics.transactions import Transaction
+from deltaforensics.whatif.layout import Relabeler
 from deltaforensics.whatif.scenario import (
     DeletionVectors,
     ExplicitMergePredicates,
@@ -133,30 +134,34 @@ def _partition_by(
     layout = relabeler.layout
     for col in layout.unknown_columns:
         diags.append(warning("W602", f"no file has min/max statistics for {col}"))
+    diags.append(layout_diagnostic(relabeler, rep.end_version))
+    return "medium" if layout.existing.keys() != set(layout.columns) else "high"
+
+
+def layout_diagnostic(relabeler: Relabeler, version: int) -> Diagnostic:
+    """W601: how many partitions and files the new layout would have at ``version`` (the
+    latest); a warning when that is the many-small-files layout partitioning folklore leads to."""
+    cols = relabeler.layout.columns
     stats = relabeler.layout_stats()
     avg = stats.bytes // stats.partitions if stats.partitions else 0
     facts = (
         f"{stats.partitions} partition(s) and {stats.files_after} file(s) (from "
-        f"{stats.files_before}) at v{rep.end_version}, about {avg:,} bytes per partition"
+        f"{stats.files_before}) at v{version}, about {avg:,} bytes per partition"
     )
     if stats.partitions > HIGH_PARTITIONS or (
         stats.files_after >= FILE_MULTIPLIER * max(stats.files_before, 1)
         and stats.files_after > 100
     ):
-        diags.append(
-            warning(
-                "W601",
-                f"partitioning by {', '.join(cols)} gives {facts}: high cardinality means many "
-                "small files; partition by a low-cardinality column the writers filter on",
-            )
+        return warning(
+            "W601",
+            f"partitioning by {', '.join(cols)} gives {facts}: high cardinality means many "
+            "small files; partition by a low-cardinality column the writers filter on",
         )
-    elif stats.partitions and avg < SMALL_PARTITION_BYTES:
-        diags.append(
-            info("W601", f"partitioning by {', '.join(cols)} gives {facts} (guidance: ≥ 1 GB each)")
+    if stats.partitions and avg < SMALL_PARTITION_BYTES:
+        return info(
+            "W601", f"partitioning by {', '.join(cols)} gives {facts} (guidance: ≥ 1 GB each)"
         )
-    else:
-        diags.append(info("W601", f"partitioning by {', '.join(cols)} gives {facts}"))
-    return "medium" if layout.existing.keys() != set(layout.columns) else "high"
+    return info("W601", f"partitioning by {', '.join(cols)} gives {facts}")
 
 
 def _row_level(

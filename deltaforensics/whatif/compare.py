@@ -23,10 +23,11 @@ from typing import Any
 
 from deltaforensics.conflicts.checker import COMMITS, Verdict, check, fragility
 from deltaforensics.model.diagnostics import Diagnostic
+from deltaforensics.model.ids import Severity
 from deltaforensics.predicates.ir import TrueExpr
 from deltaforensics.replay import Replay
 from deltaforensics.transactions import Transaction
-from deltaforensics.whatif.assess import assess
+from deltaforensics.whatif.assess import assess, layout_diagnostic
 from deltaforensics.whatif.layout import Layout
 from deltaforensics.whatif.matrix import (
     MatrixCell,
@@ -34,7 +35,7 @@ from deltaforensics.whatif.matrix import (
     sample_cells,
     writer_pairs,
 )
-from deltaforensics.whatif.scenario import Scenario
+from deltaforensics.whatif.scenario import PartitionBy, Scenario
 from deltaforensics.whatif.statistics import StatRanges
 from deltaforensics.whatif.transform import Rewriter, judge, quiet_reason
 from deltaforensics.whatif.writers import group_writers, transactions_by_writer
@@ -194,7 +195,10 @@ class Evaluation:
         errors: Sequence[Any] = (),
         attempts: Sequence[Any] = (),
         samples: int = DEFAULT_SAMPLES,
+        statistics: StatRanges | None = None,
     ) -> None:
+        """``statistics``: the history's column statistics when the caller has started
+        reading them (:meth:`StatRanges.warm`)."""
         self.transactions = tuple(transactions)
         self.races = tuple(races)
         self.replay = replay
@@ -215,7 +219,19 @@ class Evaluation:
             (o.loser for o in self.evidence), into=commits_by_writer
         )
         self.cells = sample_cells(self.writers, pairs, replay, samples) if samples > 0 else {}
-        self.statistics = StatRanges(replay)  # read once for every PartitionBy compared
+        # read once for every PartitionBy compared
+        self.statistics = statistics if statistics is not None else StatRanges(replay)
+        self._rewriters: dict[Scenario, Rewriter] = {}
+
+    def layout_warning(self, change: PartitionBy) -> bool:
+        """Whether partitioning by ``change``'s columns gives the many-small-files layout
+        (a W601 warning), found before any pair is compared under it."""
+        scenario = Scenario.of(change)
+        rw = self._rewriters.setdefault(scenario, Rewriter(scenario, self.replay, self.statistics))
+        if rw.relabeler is None:
+            return False
+        found = layout_diagnostic(rw.relabeler, self.replay.end_version)
+        return found.severity is Severity.WARNING
 
     @cached_property
     def _involved(self) -> tuple[Transaction, ...]:
@@ -239,7 +255,7 @@ class Evaluation:
             self.statistics.prefetch(layout.new_column_kinds())
 
     def compare(self, scenario: Scenario) -> Comparison:
-        rw = Rewriter(scenario, self.replay, self.statistics)
+        rw = self._rewriters.pop(scenario, None) or Rewriter(scenario, self.replay, self.statistics)
         rw.prepare(self._involved)
         pairs = [self._race(rw, r) for r in self.races]
         pairs += [

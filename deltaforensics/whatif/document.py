@@ -15,6 +15,7 @@ from deltaforensics.replay import Replay
 from deltaforensics.transactions import Transaction
 from deltaforensics.whatif.compare import DEFAULT_SAMPLES, Comparison, Evaluation
 from deltaforensics.whatif.scenario import Scenario
+from deltaforensics.whatif.statistics import StatRanges
 
 FORMAT_VERSION = 1
 
@@ -41,6 +42,7 @@ def evaluation_for(
     attempts: Sequence[Any] = (),
     *,
     samples: int = DEFAULT_SAMPLES,
+    statistics: StatRanges | None = None,
 ) -> Evaluation:
     return Evaluation(
         analysis.transactions,
@@ -49,6 +51,7 @@ def evaluation_for(
         errors=errors,
         attempts=attempts,
         samples=samples,
+        statistics=statistics,
     )
 
 

@@ -13,7 +13,7 @@ Delta, WriteSerializable can be kept but not set.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from deltaforensics.conflicts.checker import COMMITS
@@ -25,6 +25,7 @@ from deltaforensics.whatif.advice import TableFacts, apply_text, isolation_value
 from deltaforensics.whatif.assess import rlc_engines
 from deltaforensics.whatif.compare import DEFAULT_SAMPLES, Comparison, Evaluation
 from deltaforensics.whatif.document import AnalysisLike, evaluation_for
+from deltaforensics.whatif.layout import Layout
 from deltaforensics.whatif.scenario import (
     Change,
     DeletionVectors,
@@ -36,6 +37,7 @@ from deltaforensics.whatif.scenario import (
     Scenario,
     SeparateSchedules,
 )
+from deltaforensics.whatif.statistics import StatRanges
 from deltaforensics.whatif.transform import is_pure_append
 from deltaforensics.whatif.writers import writer_of
 
@@ -59,12 +61,24 @@ def recommend(
     attempts: Sequence[Any] = (),
     *,
     samples: int = DEFAULT_SAMPLES,
+    statistics: StatRanges | None = None,
 ) -> list[dict[str, Any]]:
-    """Recommendations for explain's ``recommendations``, best first."""
-    evaluation = evaluation_for(analysis, errors, attempts, samples=samples)
+    """Recommendations for explain's ``recommendations``, best first.
+
+    ``statistics``: the history's column statistics, when the caller has started reading
+    them. The columns a partitioning candidate would need are started here, before the
+    evaluation set is built (Python work they overlap)."""
+    replay = analysis.loaded.replay
+    statistics = statistics if statistics is not None else StatRanges(replay)
+    schema = list(replay.metadata_at(replay.end_version).column_types)
+    counts = predicate_column_counts((t for t in analysis.transactions if t.version != 0), schema)
+    columns = [c for c, _ in counts.most_common(MAX_COLUMNS)]
+    statistics.warm(Layout.for_table(columns, replay, ranges={}).new_column_kinds())
+    evaluation = evaluation_for(analysis, errors, attempts, samples=samples, statistics=statistics)
     facts = TableFacts.of(evaluation.replay, evaluation.participants)
     entries = []
-    changes = candidates(evaluation, facts)
+    losers = (o.loser for o in evaluation.evidence if o.loser.version != 0)
+    changes = candidates(evaluation, facts, predicate_column_counts(losers, schema, counts))
     evaluation.prefetch_statistics(
         [c for change in changes if isinstance(change, PartitionBy) for c in change.columns]
     )
@@ -73,6 +87,8 @@ def recommend(
             change, evaluation.participants
         ):
             continue  # evaluated by `whatif --isolation Serializable`, never offered as a fix
+        if isinstance(change, PartitionBy) and evaluation.layout_warning(change):
+            continue  # high cardinality: never offered (see _entry), so not compared either
         comparison = evaluation.compare(Scenario.of(change))
         entry = _entry(change, comparison, facts, evaluation)
         if entry is not None:
@@ -88,14 +104,19 @@ def _is_serializable(change: IsolationChange, transactions: Sequence[Transaction
     return IsolationLevel.SERIALIZABLE in levels
 
 
-def candidates(evaluation: Evaluation, facts: TableFacts) -> list[Change]:
+def candidates(
+    evaluation: Evaluation, facts: TableFacts, counts: Counter[str] | None = None
+) -> list[Change]:
+    """``counts``: :func:`predicate_column_counts` of the participants, when known."""
     txns = [t for t in evaluation.participants if t.version != 0]
     out: list[Change] = []
     if any(t.isolation is IsolationLevel.SERIALIZABLE and not t.blind for t in txns):
         out.append(IsolationChange(isolation_value(facts)))
     if facts.partition_columns and any(t.operation == "MERGE" for t in txns):
         out.append(ExplicitMergePredicates())
-    columns = predicate_columns(txns, facts.columns)
+    if counts is None:
+        counts = predicate_column_counts(txns, facts.columns)
+    columns = [c for c, _ in counts.most_common(MAX_COLUMNS)]
     current = [c.lower() for c in facts.partition_columns]
     rlc = rlc_engines(txns)
     for col in columns:
@@ -118,17 +139,20 @@ def candidates(evaluation: Evaluation, facts: TableFacts) -> list[Change]:
     return out
 
 
-def predicate_columns(transactions: Sequence[Transaction], columns: Sequence[str]) -> list[str]:
-    """Table columns the recorded conditions filter on, most used first."""
+def predicate_column_counts(
+    transactions: Iterable[Transaction], columns: Sequence[str], into: Counter[str] | None = None
+) -> Counter[str]:
+    """How many of the transactions' recorded conditions filter on each table column, after
+    those counted in ``into`` (which is not changed)."""
     schema = {c.lower(): c for c in columns}
-    counts: Counter[str] = Counter()
+    counts: Counter[str] = Counter(into or {})
     for t in transactions:
         if t.full_predicate is None or t.blind:
             continue
         for name in {c.name.lower() for c in column_refs(t.full_predicate)}:
             if name in schema:
                 counts[schema[name]] += 1
-    return [c for c, _ in counts.most_common(MAX_COLUMNS)]
+    return counts
 
 
 def conflicting_writers(evaluation: Evaluation) -> list[tuple[str, str]]:

@@ -10,15 +10,17 @@ reads every column asked for together in one pass, and splits the rows over the 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from functools import cached_property
+import threading
+from collections.abc import Callable, Mapping
 from itertools import pairwise
+from typing import Any, TypeVar
 
 import polars as pl
 
 from deltaforensics.replay import Replay
 
 RANGE_COLUMNS = ["_lo", "_hi", "_has_null", "_all_null"]
+T = TypeVar("T")
 _PARALLEL_ROWS = 50_000  # below this one thread is as fast
 _SLICES = 4
 
@@ -144,19 +146,34 @@ class StatRanges:
 
     Read per distinct statistics text (a history's removes repeat their adds' texts, and its
     re-labelled files ask about the same texts again), and found again by text for any frame
-    of the history's files (:meth:`of`)."""
+    of the history's files (:meth:`of`). Thread-safe, so that :meth:`warm` can read on a
+    second thread while the caller goes on: what it has not finished is waited for, never
+    read twice.
+    """
 
     def __init__(self, replay: Replay) -> None:
         self.replay = replay
         self._done: dict[tuple[str, str], pl.DataFrame] = {}
+        self._lock = threading.RLock()
+        self._cached: dict[str, Any] = {}
 
-    @cached_property
+    def _once(self, name: str, compute: Callable[[], T]) -> T:
+        with self._lock:
+            if name not in self._cached:
+                self._cached[name] = compute()
+            found: T = self._cached[name]
+            return found
+
+    @property
     def add_stats(self) -> pl.DataFrame:
-        return add_stats(self.replay)
+        return self._once("add_stats", lambda: add_stats(self.replay))
 
-    @cached_property
+    @property
     def texts(self) -> pl.DataFrame:
         """Every distinct statistics text of the history, in order of first appearance."""
+        return self._once("texts", self._texts)
+
+    def _texts(self) -> pl.DataFrame:
         files = self.replay.frames.files
         if "stats" not in files.columns:
             return pl.DataFrame(schema={"stats": pl.String})
@@ -164,10 +181,28 @@ class StatRanges:
 
     def prefetch(self, kinds: Mapping[str, str]) -> None:
         """Read the columns not read yet (stats key -> kind), all in one pass."""
-        missing = {k: kind for k, kind in kinds.items() if (k, kind) not in self._done}
-        if missing:
-            for key, frame in stat_ranges_many(self.texts, missing).items():
-                self._done[key, missing[key]] = frame
+        with self._lock:
+            missing = {k: kind for k, kind in kinds.items() if (k, kind) not in self._done}
+            if missing:
+                for key, frame in stat_ranges_many(self.texts, missing).items():
+                    self._done[key, missing[key]] = frame
+
+    def warm(self, kinds: Mapping[str, str] | None = None) -> threading.Thread:
+        """Start reading on a second thread what a layout estimate will ask for: the texts,
+        the live files' rows and the columns of ``kinds`` (polars releases the GIL, so this
+        overlaps the caller's Python work). Best effort: an error is left for the caller's
+        own read of the same thing to raise."""
+
+        def read() -> None:
+            try:
+                self.prefetch(kinds or {})
+                self._once("live_at_end", self._live_at_end)
+            except Exception:  # noqa: S110 - the caller's own read raises it
+                pass
+
+        thread = threading.Thread(target=read, name="statistics", daemon=True)
+        thread.start()
+        return thread
 
     def get(self, key: str, kind: str) -> pl.DataFrame:
         """The column's ranges per text of :attr:`texts` (row-aligned)."""
@@ -192,10 +227,13 @@ class StatRanges:
             )
         )
 
-    @cached_property
+    @property
     def live_at_end(self) -> tuple[pl.DataFrame, pl.Series]:
         """The files live at the history's last version, carrying their statistics, and
         their :meth:`rows_of` (every layout estimate of the table counts them)."""
+        return self._once("live_at_end", self._live_at_end)
+
+    def _live_at_end(self) -> tuple[pl.DataFrame, pl.Series]:
         rep = self.replay
         live = with_stats(rep.live_files(rep.end_version), self.add_stats)
         if "stats" not in live.columns:
