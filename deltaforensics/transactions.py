@@ -7,7 +7,6 @@ approximation is said in ``read_reason`` and weighed in ``confidence``.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -18,6 +17,7 @@ from deltaforensics.conflicts.profiles import Profile, parse_isolation, profile_
 from deltaforensics.model.actions import Metadata, Protocol
 from deltaforensics.model.frames import slices_by
 from deltaforensics.model.ids import IsolationLevel
+from deltaforensics.model.json_text import loads
 from deltaforensics.predicates.ir import TRUE, Predicate
 from deltaforensics.predicates.parse import ReadPredicateInfo, parse_operation_predicates
 from deltaforensics.predicates.partition import (
@@ -144,7 +144,7 @@ def _json(text: str | None) -> Any:
     if not text:
         return None
     try:
-        return json.loads(text)
+        return loads(text)
     except ValueError:
         return None
 
