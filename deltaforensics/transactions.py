@@ -7,10 +7,12 @@ approximation is said in ``read_reason`` and weighed in ``confidence``.
 
 from __future__ import annotations
 
-import json
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import polars as pl
 
@@ -18,6 +20,7 @@ from deltaforensics.conflicts.profiles import Profile, parse_isolation, profile_
 from deltaforensics.model.actions import Metadata, Protocol
 from deltaforensics.model.frames import slices_by
 from deltaforensics.model.ids import IsolationLevel
+from deltaforensics.model.json_text import loads
 from deltaforensics.predicates.ir import TRUE, Predicate
 from deltaforensics.predicates.parse import ReadPredicateInfo, parse_operation_predicates
 from deltaforensics.predicates.partition import (
@@ -144,7 +147,7 @@ def _json(text: str | None) -> Any:
     if not text:
         return None
     try:
-        return json.loads(text)
+        return loads(text)
     except ValueError:
         return None
 
@@ -250,43 +253,217 @@ def _drops_features(before: Protocol | None, after: Protocol) -> bool:
 
 def reconstruct_transactions(rep: Replay, *, profile: Profile | None = None) -> list[Transaction]:
     """One :class:`Transaction` per commit of the replay (commits with a commit file)."""
-    files = rep.frames.files.filter(pl.col("source") == "commit")
-    adds_by_version = slices_by(files.filter(pl.col("action") == "add"), "version")
-    removes_by_version = slices_by(files.filter(pl.col("action") == "remove"), "version")
-    empty = files.clear()
-    txns_by_version: dict[int, set[str]] = {}
-    for v, app in rep.frames.txns.select("version", "app_id").iter_rows():
-        if app is not None:
-            txns_by_version.setdefault(v, set()).add(app)
-    domains_by_version: dict[int, set[str]] = {}
-    for v, d in rep.frames.domains.select("version", "domain").iter_rows():
-        if d is not None:
-            domains_by_version.setdefault(v, set()).add(d)
-    md_versions = set(rep.metadata_versions())
-    proto_versions = set(rep.protocol_versions())
-    out: list[Transaction] = []
-    for row in rep.commits.iter_rows(named=True):
-        v = row["version"]
-        out.append(
-            _transaction(
-                rep,
-                row,
-                profile,
-                added=adds_by_version.get(v, empty),
-                removed=removes_by_version.get(v, empty),
-                app_ids=frozenset(txns_by_version.get(v, ())),
-                domains=frozenset(domains_by_version.get(v, ())),
-                changes_metadata=v in md_versions and v > rep.frames.base_version,
-                changes_protocol=v in proto_versions and v > rep.frames.base_version,
-            )
+    history = _History(rep, profile)
+    with _collector_paused():
+        return [history.transaction(commit) for commit in _commit_rows(rep.commits)]
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while the transactions are built: each commit leaves
+    a dozen new containers (the Transaction, its dicts and frames) that all live on, and the
+    collector re-scanned the growing list again and again, a quarter of the time at 100,000
+    commits. Building them makes no reference cycles, so there is nothing for it to find;
+    it is left as it was found (a caller that disabled it keeps it disabled)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+class _Commit(NamedTuple):
+    """The ``Replay.commits`` columns a transaction is built from, for one commit."""
+
+    version: int
+    commit_info: str | None
+    operation: str | None
+    isolation_level: str | None
+    engine_info: str | None
+    client_version: str | None
+    read_version: int | None
+    is_blind_append: bool | None
+    operation_parameters: str | None
+    timestamp: int | None
+    in_commit_timestamp: int | None
+    has_commit_info: bool
+
+
+def _commit_rows(commits: pl.DataFrame) -> Iterator[_Commit]:
+    """The commits, row by row, from whole columns: ``iter_rows(named=True)`` builds a dict of
+    every column per commit, which over 100,000 commits showed in profiles."""
+    columns = [commits.get_column(name).to_list() for name in _Commit._fields]
+    return map(_Commit._make, zip(*columns, strict=True))
+
+
+@dataclass(frozen=True, slots=True, eq=False)  # compared and hashed by identity
+class _ReadTable:
+    """What every transaction that read at one metaData action takes from it (a history
+    shares a handful of those among all its commits)."""
+
+    metadata: Metadata
+    physical_names: dict[str, str]  # of the partition columns; copied per transaction
+    has_deletion_vectors: bool
+
+    @classmethod
+    def of(cls, md: Metadata) -> _ReadTable:
+        return cls(
+            metadata=md,
+            physical_names={c: md.physical_name(c) for c in md.partition_columns},
+            has_deletion_vectors=md.configuration.get("delta.enableDeletionVectors", "").lower()
+            == "true",
         )
+
+
+@dataclass(frozen=True, slots=True)
+class _Statement:
+    """What a commit's recorded statement implies at the table it read: the same for every
+    commit that repeats the statement (a history runs the same few again and again)."""
+
+    operation: str
+    isolation: IsolationLevel
+    isolation_source: str
+    reads: Reads | None  # None for a dynamic partition overwrite: it reads what it wrote
+
+    @classmethod
+    def of(
+        cls, commit: _Commit, profile: Profile, md: Metadata, has_adds: bool, has_removes: bool
+    ) -> _Statement:
+        isolation, iso_source = _recorded_isolation(
+            commit.isolation_level, md.configuration.get("delta.isolationLevel"), profile
+        )
+        operation = (
+            commit.operation or ("TRANSACTION" if not commit.has_commit_info else "UNKNOWN")
+        ).upper()
+        info = _operation_predicates(operation, commit.operation_parameters)
+        reads = None
+        if info.source != "written-partitions":
+            reads = _recurring_reads(
+                operation,
+                commit.operation_parameters,
+                commit.is_blind_append,
+                profile,
+                md.partition_columns,
+                has_adds,
+                has_removes,
+            )
+        return cls(operation, isolation, iso_source, reads)
+
+
+class _History:
+    """The per-table lookups :func:`reconstruct_transactions` makes for each commit, built
+    once: file actions, app ids and domains by version, facts per metaData action, and each
+    distinct statement's reads. Its memos are keyed by strings and identities, which hash
+    fast; the module's caches hash a :class:`Profile`, which showed in profiles."""
+
+    def __init__(self, rep: Replay, forced: Profile | None) -> None:
+        self.rep, self.forced = rep, forced
+        self.base = rep.frames.base_version
+        self.floor = max(self.base, 0)  # the first version whose snapshot the replay knows
+        files = rep.frames.files.filter(pl.col("source") == "commit")
+        self.adds = slices_by(files.filter(pl.col("action") == "add"), "version")
+        self.removes = slices_by(files.filter(pl.col("action") == "remove"), "version")
+        self.empty = files.clear()
+        self.app_ids = _names_by_version(rep.frames.txns, "app_id")
+        self.domains = _names_by_version(rep.frames.domains, "domain")
+        self.md_versions = set(rep.metadata_versions())
+        self.proto_versions = set(rep.protocol_versions())
+        self._profiles: dict[tuple[str | None, str | None], Profile] = {}
+        self._read_tables: dict[int, _ReadTable] = {}
+        self._statements: dict[tuple[Any, ...], _Statement] = {}
+
+    def profile(self, commit: _Commit) -> Profile:
+        if self.forced is not None:
+            return self.forced
+        key = (commit.engine_info, commit.client_version)
+        found = self._profiles.get(key)
+        if found is None:
+            found = self._profiles[key] = _profile_for(*key)
+        return found
+
+    def read_table(self, md: Metadata) -> _ReadTable:
+        """:class:`_ReadTable` of ``md``, by identity: the replay parses each action once."""
+        found = self._read_tables.get(id(md))
+        if found is None or found.metadata is not md:
+            found = self._read_tables[id(md)] = _ReadTable.of(md)
+        return found
+
+    def statement(
+        self,
+        commit: _Commit,
+        profile: Profile,
+        table: _ReadTable,
+        has_adds: bool,
+        has_removes: bool,
+    ) -> _Statement:
+        """:meth:`_Statement.of`, once per distinct statement, writer and read table."""
+        key = (
+            commit.operation,
+            commit.has_commit_info,
+            commit.operation_parameters,
+            commit.is_blind_append,
+            commit.isolation_level,
+            commit.engine_info,  # with client_version: the profile, unless one is forced
+            commit.client_version,
+            table,
+            has_adds,
+            has_removes,
+        )
+        found = self._statements.get(key)
+        if found is None:
+            found = _Statement.of(commit, profile, table.metadata, has_adds, has_removes)
+            self._statements[key] = found
+        return found
+
+    def transaction(self, commit: _Commit) -> Transaction:
+        v = commit.version
+        return _transaction(
+            self,
+            commit,
+            added=self.adds.get(v, self.empty),
+            removed=self.removes.get(v, self.empty),
+            app_ids=frozenset(self.app_ids.get(v, ())),
+            domains=frozenset(self.domains.get(v, ())),
+            changes_metadata=v in self.md_versions and v > self.base,
+            changes_protocol=v in self.proto_versions and v > self.base,
+        )
+
+
+def _names_by_version(frame: pl.DataFrame, column: str) -> dict[int, set[str]]:
+    """The non-null values of ``column`` per version (app ids of ``txn``, domain names)."""
+    out: dict[int, set[str]] = {}
+    for v, name in frame.select("version", column).iter_rows():
+        if name is not None:
+            out.setdefault(v, set()).add(name)
     return out
 
 
+def _read_version(commit: _Commit, profile: Profile, creates: bool) -> tuple[int | None, str]:
+    """The snapshot version the commit read, and where that came from; ``creates``: the commit
+    writes both protocol and metaData."""
+    v, read_version = commit.version, commit.read_version
+    if read_version is not None and read_version >= 0:
+        return read_version, "commitInfo.readVersion"
+    if v == 0:
+        return -1, "table creation"
+    if _late_create(commit.operation, creates):
+        return (
+            -1,
+            "table creation at a later version: it lost a creation race (delta-rs rewrites it as the next version)",
+        )
+    if commit.has_commit_info:
+        return (
+            None,
+            f"not recorded ({profile.engine} writes no readVersion for {commit.operation or 'this operation'})",
+        )
+    return None, "not recorded (no commitInfo)"
+
+
 def _transaction(
-    rep: Replay,
-    row: dict[str, Any],
-    forced: Profile | None,
+    history: _History,
+    commit: _Commit,
     *,
     added: pl.DataFrame,
     removed: pl.DataFrame,
@@ -295,38 +472,22 @@ def _transaction(
     changes_metadata: bool,
     changes_protocol: bool,
 ) -> Transaction:
-    v: int = row["version"]
-    commit_info = _json(row["commit_info"]) or {}
-    profile = forced or _profile_for(row["engine_info"], row["client_version"])
-    read_version: int | None = row["read_version"]
-    if read_version is not None and read_version >= 0:
-        rv_source = "commitInfo.readVersion"
-    elif v == 0:
-        read_version, rv_source = -1, "table creation"
-    elif _late_create(row, changes_metadata and changes_protocol):
-        read_version = -1
-        rv_source = "table creation at a later version: it lost a creation race (delta-rs rewrites it as the next version)"
-    else:
-        read_version = None
-        rv_source = (
-            f"not recorded ({profile.engine} writes no readVersion for {row['operation'] or 'this operation'})"
-            if row["has_commit_info"]
-            else "not recorded (no commitInfo)"
-        )
-    base = rep.frames.base_version
+    rep = history.rep
+    v = commit.version
+    commit_info = _json(commit.commit_info) or {}
+    profile = history.profile(commit)
+    read_version, rv_source = _read_version(commit, profile, changes_metadata and changes_protocol)
     # a readVersion at or after the commit's own version is forged or corrupt (anomaly AN003)
-    plausible = read_version is not None and max(base, 0) <= read_version < v
+    plausible = read_version is not None and history.floor <= read_version < v
     ref = read_version if plausible and read_version is not None else v - 1
-    prev_md = rep.metadata_at(ref) if ref >= max(base, 0) else None
+    known = ref >= history.floor
+    prev_md = rep.metadata_at(ref) if known else None
     md = prev_md or rep.metadata_at(v)
-    prev_proto = rep.protocol_at(ref) if ref >= max(base, 0) else None
-    isolation, iso_source = _recorded_isolation(
-        row["isolation_level"], md.configuration.get("delta.isolationLevel"), profile
-    )
-    operation = (
-        row["operation"] or ("TRANSACTION" if not row["has_commit_info"] else "UNKNOWN")
-    ).upper()
-    params = _decode_params(_json(row["operation_parameters"]))
+    prev_proto = rep.protocol_at(ref) if known else None
+    table = history.read_table(md)
+    statement = history.statement(commit, profile, table, added.height > 0, removed.height > 0)
+    operation = statement.operation
+    params = _decode_params(_json(commit.operation_parameters))
     change_keys: tuple[str, ...] = ()
     change_other = False
     change_values: dict[str, tuple[str | None, str | None]] = {}
@@ -339,25 +500,21 @@ def _transaction(
         tags = commit_info.get("tags") if isinstance(commit_info.get("tags"), dict) else {}
         identity_only = str((tags or {}).get("delta.identity.schemaUpdate", "")).lower() == "true"
     drops = changes_protocol and _drops_features(prev_proto, rep.protocol_at(v))
-    info = _operation_predicates(operation, row["operation_parameters"])
-    if info.source == "written-partitions":
+    reads = statement.reads
+    if reads is None:
         reads = reads_of(
-            operation, params, row["is_blind_append"], profile, md, added, removed, info=info
-        )
-    else:
-        reads = _recurring_reads(
             operation,
-            row["operation_parameters"],
-            row["is_blind_append"],
+            params,
+            commit.is_blind_append,
             profile,
-            md.partition_columns,
-            added.height > 0,
-            removed.height > 0,
+            md,
+            added,
+            removed,
+            info=_operation_predicates(operation, commit.operation_parameters),
         )
-    config = md.configuration
     zorder = params.get("zOrderBy")
     zorder_cols = _json(zorder) if isinstance(zorder, str) else zorder
-    domains_at = rep.domains_at(ref) if ref >= max(base, 0) else {}
+    domains_at = rep.domains_at(ref) if known else {}
     return Transaction(
         version=v,
         read_version=read_version,
@@ -365,10 +522,10 @@ def _transaction(
         operation=operation,
         parameters=params,
         profile=profile,
-        isolation=isolation,
+        isolation=statement.isolation,
         dynamic_partition_overwrite=_dynamic(params),
-        isolation_source=iso_source,
-        is_blind_append=row["is_blind_append"],
+        isolation_source=statement.isolation_source,
+        is_blind_append=commit.is_blind_append,
         blind=reads.blind,
         read_predicate=reads.partition_predicate,
         full_predicate=reads.full_predicate,
@@ -388,22 +545,24 @@ def _transaction(
         app_ids=app_ids,
         domains=domains,
         partition_columns=md.partition_columns,
-        physical_names={c: md.physical_name(c) for c in md.partition_columns},
+        physical_names=dict(table.physical_names),
         column_types=md.column_types,
-        has_deletion_vectors=config.get("delta.enableDeletionVectors", "").lower() == "true",
+        has_deletion_vectors=table.has_deletion_vectors,
         clustered=bool(domains_at.get("delta.clustering") or domains_at.get("delta.liquid")),
         z_order=tuple(str(c) for c in zorder_cols) if isinstance(zorder_cols, list) else (),
-        timestamp=row["in_commit_timestamp"] or row["timestamp"],
+        timestamp=commit.in_commit_timestamp or commit.timestamp,
         commit_info=commit_info,
-        has_commit_info=row["has_commit_info"],
+        has_commit_info=commit.has_commit_info,
     )
 
 
-def _late_create(row: dict[str, Any], writes_protocol_and_metadata: bool) -> bool:
+def _late_create(operation: str | None, writes_protocol_and_metadata: bool) -> bool:
     """A plain CREATE TABLE after version 0 without ``readVersion`` read nothing: no engine
     creates over an existing table except a creator that lost the version-0 race (§E 34)."""
-    operation = str(row["operation"] or "").upper()
-    return operation in ("CREATE TABLE", "CREATE TABLE AS SELECT") and writes_protocol_and_metadata
+    return (operation or "").upper() in (
+        "CREATE TABLE",
+        "CREATE TABLE AS SELECT",
+    ) and writes_protocol_and_metadata
 
 
 def _changes_data(operation: str, added: pl.DataFrame, removed: pl.DataFrame) -> bool:

@@ -333,10 +333,12 @@ def walk(p: Predicate) -> Iterator[Predicate]:
 
 def column_refs(p: Predicate) -> tuple[Column, ...]:
     """Every column reference with its qualifier, in order of appearance."""
+    if isinstance(p, Compare):  # the usual conjunct: no tree to walk
+        return _compared_columns(p)
     refs: list[Column] = []
     for node in walk(p):
         if isinstance(node, Compare):
-            refs += [o for o in (node.left, node.right) if isinstance(o, Column)]
+            refs += _compared_columns(node)
         elif isinstance(node, In):
             refs += [node.column_expr] if isinstance(node.column_expr, Column) else []
         elif isinstance(node, IsNull | Like):
@@ -344,6 +346,13 @@ def column_refs(p: Predicate) -> tuple[Column, ...]:
         elif isinstance(node, Opaque):
             refs += node.refs
     return tuple(refs)
+
+
+def _compared_columns(p: Compare) -> tuple[Column, ...]:
+    left, right = p.left, p.right
+    if isinstance(left, Column):
+        return (left, right) if isinstance(right, Column) else (left,)
+    return (right,) if isinstance(right, Column) else ()
 
 
 def is_evaluable(p: Predicate) -> bool:

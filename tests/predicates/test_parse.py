@@ -165,6 +165,31 @@ def test_garbage_is_unknown_not_an_exception(text: str) -> None:
     assert any(isinstance(n, Unknown) for n in walk(result)), result
 
 
+def test_only_deep_nesting_is_refused_not_many_parentheses() -> None:
+    deep = parse_predicate("(" * 41 + "a = 1" + ")" * 41)
+    assert isinstance(deep, Unknown) and "nested deeper" in deep.reason
+    wide = parse_predicate(" AND ".join(f"(c{i} = {i})" for i in range(45)))  # 45 "(" at depth 1
+    assert isinstance(wide, And) and len(wide.parts) == 45
+    assert not any(isinstance(n, Unknown) for n in walk(wide))
+
+
+@pytest.mark.parametrize(
+    ("pred", "refs"),
+    [
+        (Compare("=", C("a", "t"), C("b")), (C("a", "t"), C("b"))),
+        (Compare("=", Literal(1), C("b")), (C("b"),)),
+        (Compare("<", C("a"), Literal("x")), (C("a"),)),
+        (Compare("=", Literal(1), Literal(2)), ()),
+        (
+            And((Compare("=", Literal(1), C("b")), Compare("=", C("a"), C("c")))),
+            (C("b"), C("a"), C("c")),
+        ),
+    ],
+)
+def test_column_refs_in_order_of_appearance(pred: Predicate, refs: tuple[Column, ...]) -> None:
+    assert column_refs(pred) == refs
+
+
 def test_non_string_values_are_unknown() -> None:
     assert isinstance(parse_predicate(5), Unknown)
     assert isinstance(parse_predicate({"predicate": "x"}), Unknown)
