@@ -266,13 +266,6 @@ def _analyze_loaded(
     from deltaforensics.transactions import reconstruct_transactions  # noqa: PLC0415
 
     profile = profile_by_name(profile_name) if profile_name else None
-    statistics = None
-    if recommendations:
-        from deltaforensics.whatif.statistics import StatRanges  # noqa: PLC0415
-
-        # the indexes a partitioning estimate reads are built while the transactions are
-        statistics = StatRanges(loaded.replay)
-        statistics.warm()
     txns = reconstruct_transactions(loaded.replay, profile=profile)
     if from_version is not None:
         txns_in_range = [t for t in txns if t.version is not None and t.version >= from_version]
@@ -336,7 +329,7 @@ def _analyze_loaded(
         return result
     from deltaforensics.whatif.recommend import recommend  # noqa: PLC0415
 
-    advice = recommend(result, attempts=observed_attempts(result), statistics=statistics)
+    advice = recommend(result, attempts=observed_attempts(result))
     return replace(result, recommendations=tuple(advice))
 
 
