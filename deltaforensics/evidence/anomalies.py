@@ -211,6 +211,11 @@ def unmarked_appends_vs_spark(txns: Sequence[Transaction]) -> list[Anomaly]:
 
 def ignored_isolation_levels(txns: Sequence[Transaction], rep: Replay) -> list[Anomaly]:
     out: list[Anomaly] = []
+    if not any(
+        rep.metadata_at(v).configuration.get("delta.isolationLevel") is not None
+        for v in rep.metadata_versions()
+    ):
+        return out  # no metaData action of the history sets one
     seen: set[tuple[str, str]] = set()
     for t in txns:
         if t.version is None:
@@ -239,7 +244,7 @@ def duplicate_app_ids(txns: Sequence[Transaction]) -> list[Anomaly]:
     out: list[Anomaly] = []
     writers: dict[str, dict[str, list[int]]] = {}
     for t in txns:
-        if t.version is None:
+        if t.version is None or not t.app_ids:
             continue
         who = t.writer
         for app in t.app_ids:
