@@ -271,11 +271,8 @@ def _analyze_loaded(
         txns_in_range = [t for t in txns if t.version is not None and t.version >= from_version]
     else:
         txns_in_range = txns
-    races = [
-        r
-        for r in find_races(txns, loaded.replay, profile=profile)
-        if r.version in {t.version for t in txns_in_range}
-    ]
+    in_range = {t.version for t in txns_in_range}
+    races = [r for r in find_races(txns, loaded.replay, profile=profile) if r.version in in_range]
     diags = list(loaded.diagnostics)
     for t in txns_in_range:
         if t.read_version is not None and t.version is not None and t.read_version >= t.version:
