@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -22,6 +20,7 @@ from deltaforensics.log.commits import read_commits
 from deltaforensics.log.listing import LogListing, list_log
 from deltaforensics.log.segment import LogSegment, diagnose_listing
 from deltaforensics.log.storage import FsspecLogStore, LogStore
+from deltaforensics.model.collector import collector_paused
 from deltaforensics.model.diagnostics import Diagnostic, info, warning
 from deltaforensics.model.schemas import ActionFrames
 from deltaforensics.replay import Replay, content_diagnostics
@@ -214,6 +213,7 @@ def analyze(
     )
 
 
+@collector_paused()
 def analyze_loaded(
     loaded: LoadedLog,
     *,
@@ -223,43 +223,8 @@ def analyze_loaded(
     attempts: Sequence[AttemptSpec] = (),
     recommendations: bool = True,
 ) -> ConflictAnalysis:
-    """The analysis of an already replayed history (from the log, or from an audit's state).
-
-    Builds a transaction per commit and the recommendations' evaluation set: millions of
-    small objects, none in a reference cycle, which the cyclic garbage collector would walk
-    again and again (2 s of a 100,000-commit explain) to free nothing; it is paused meanwhile.
-    """
-    with _cycle_collection_paused():
-        return _analyze_loaded(
-            loaded,
-            from_version=from_version,
-            profile_name=profile_name,
-            error_texts=error_texts,
-            attempts=attempts,
-            recommendations=recommendations,
-        )
-
-
-@contextmanager
-def _cycle_collection_paused() -> Iterator[None]:
-    paused = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if paused:
-            gc.enable()
-
-
-def _analyze_loaded(
-    loaded: LoadedLog,
-    *,
-    from_version: int | None,
-    profile_name: str | None,
-    error_texts: Sequence[tuple[str, str]],
-    attempts: Sequence[AttemptSpec],
-    recommendations: bool,
-) -> ConflictAnalysis:
+    """The analysis of an already replayed history (from the log, or from an audit's state),
+    built with the cycle collector paused (:mod:`deltaforensics.model.collector`)."""
     from deltaforensics.conflicts.checker import find_races  # noqa: PLC0415
     from deltaforensics.conflicts.profiles import profile_by_name  # noqa: PLC0415
     from deltaforensics.evidence.anomalies import find_anomalies  # noqa: PLC0415

@@ -7,9 +7,7 @@ approximation is said in ``read_reason`` and weighed in ``confidence``.
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, NamedTuple
@@ -18,6 +16,7 @@ import polars as pl
 
 from deltaforensics.conflicts.profiles import Profile, parse_isolation, profile_for
 from deltaforensics.model.actions import Metadata, Protocol
+from deltaforensics.model.collector import collector_paused
 from deltaforensics.model.frames import slices_by
 from deltaforensics.model.ids import IsolationLevel
 from deltaforensics.model.json_text import loads
@@ -254,24 +253,8 @@ def _drops_features(before: Protocol | None, after: Protocol) -> bool:
 def reconstruct_transactions(rep: Replay, *, profile: Profile | None = None) -> list[Transaction]:
     """One :class:`Transaction` per commit of the replay (commits with a commit file)."""
     history = _History(rep, profile)
-    with _collector_paused():
+    with collector_paused():
         return [history.transaction(commit) for commit in _commit_rows(rep.commits)]
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while the transactions are built: each commit leaves
-    a dozen new containers (the Transaction, its dicts and frames) that all live on, and the
-    collector re-scanned the growing list again and again, a quarter of the time at 100,000
-    commits. Building them makes no reference cycles, so there is nothing for it to find;
-    it is left as it was found (a caller that disabled it keeps it disabled)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 class _Commit(NamedTuple):

@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from deltaforensics.analysis import load, open_store
+from deltaforensics.analysis import analyze_loaded, load, open_store
+from deltaforensics.model.collector import collector_paused
 from deltaforensics.replay import Replay
 from deltaforensics.testing import LogBuilder
 from deltaforensics.transactions import (
-    _collector_paused,
     effective_isolation,
     reads_of,
     reconstruct_transactions,
@@ -121,17 +121,25 @@ def test_the_collector_is_back_after_reconstructing(tmp_path: Path) -> None:
     assert gc.isenabled()
 
 
+def test_the_collector_is_back_after_an_analysis(tmp_path: Path) -> None:
+    rep = _history(tmp_path / "t")
+    loaded = load(open_store(rep.uri), mode="history")
+    assert gc.isenabled()
+    analyze_loaded(loaded)
+    assert gc.isenabled()
+
+
 def test_a_paused_collector_comes_back_as_it_was() -> None:
     assert gc.isenabled()
-    with _collector_paused():
+    with collector_paused():
         assert not gc.isenabled()
     assert gc.isenabled()
-    with pytest.raises(KeyError), _collector_paused():
+    with pytest.raises(KeyError), collector_paused():
         raise KeyError("x")
     assert gc.isenabled()
     gc.disable()
     try:
-        with _collector_paused():
+        with collector_paused():
             assert not gc.isenabled()
         assert not gc.isenabled()  # whoever disabled it decides when it runs again
     finally:

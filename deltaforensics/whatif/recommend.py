@@ -88,7 +88,7 @@ def recommend(
         ):
             continue  # evaluated by `whatif --isolation Serializable`, never offered as a fix
         if isinstance(change, PartitionBy) and evaluation.layout_warning(change):
-            continue  # high cardinality: never offered (see _entry), so not compared either
+            continue  # partitioning by a high-cardinality key is folklore, not a fix
         comparison = evaluation.compare(Scenario.of(change))
         entry = _entry(change, comparison, facts, evaluation)
         if entry is not None:
@@ -180,10 +180,6 @@ def _entry(
         return None
     if introduced and avoided <= introduced:
         return None
-    if isinstance(change, PartitionBy) and any(
-        d.code == "W601" and d.severity is Severity.WARNING for d in cmp.diagnostics
-    ):
-        return None  # partitioning by a high-cardinality key is folklore, not a fix
     apply = apply_text(change, facts, evaluation.participants)
     applicable = apply is not None
     return {

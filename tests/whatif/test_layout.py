@@ -42,6 +42,20 @@ _NUMBERS = st.one_of(
 )
 
 
+def _ranges(rows: list[tuple[str | None, str | None, bool, bool]]) -> pl.DataFrame:
+    """A :func:`stat_ranges` frame: (min, max, has a null, only nulls) per file."""
+    return pl.DataFrame(
+        rows,
+        schema={
+            "_lo": pl.String,
+            "_hi": pl.String,
+            "_has_null": pl.Boolean,
+            "_all_null": pl.Boolean,
+        },
+        orient="row",
+    )
+
+
 @settings(max_examples=300, deadline=None)
 @given(
     kind=st.sampled_from(["int32", "int64", "float"]),
@@ -60,20 +74,7 @@ def test_beyond_span_agrees_with_span(
 ) -> None:
     values = tuple(sorted(set(universe), key=lambda v: _sort_key(v, kind)))
     keys = [_sort_key(v, kind) for v in values]
-    table = pl.DataFrame(
-        {
-            "_lo": [r[0] for r in rows],
-            "_hi": [r[1] for r in rows],
-            "_has_null": [False] * len(rows),
-            "_all_null": [r[2] for r in rows],
-        },
-        schema={
-            "_lo": pl.String,
-            "_hi": pl.String,
-            "_has_null": pl.Boolean,
-            "_all_null": pl.Boolean,
-        },
-    )
+    table = _ranges([(lo, hi, False, all_null) for lo, hi, all_null in rows])
     decided = beyond_span(table, kind, numeric_universe(kind, keys))
     assert len(decided) == len(rows)
     for (lo, hi, all_null), wide in zip(rows, decided, strict=True):
@@ -136,20 +137,7 @@ def test_enumerated_spans_are_the_spans_python_enumerates(
 ) -> None:
     """Every row polars enumerates gets exactly the list (or the "too many" null) that
     ``_span_of`` builds; the rows it leaves alone go to ``_span_of`` anyway."""
-    table = pl.DataFrame(
-        {
-            "_lo": [r[0] for r in rows],
-            "_hi": [r[1] for r in rows],
-            "_has_null": [r[2] for r in rows],
-            "_all_null": [r[3] for r in rows],
-        },
-        schema={
-            "_lo": pl.String,
-            "_hi": pl.String,
-            "_has_null": pl.Boolean,
-            "_all_null": pl.Boolean,
-        },
-    )
+    table = _ranges(rows)
     layout = Layout(("x",), {"x": kind}, {"x": "x"}, {}, {"x": ("0", "1", "2000")})
     relabeler = Relabeler(layout, _ANY_REPLAY)
     decided, values = enumerated_spans(table, kind)

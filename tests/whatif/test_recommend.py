@@ -7,10 +7,13 @@ from typing import Any
 
 import pytest
 
+from deltaforensics.model.ids import Severity
 from deltaforensics.report.explain import explain_document
 from deltaforensics.report.validate import validate
 from deltaforensics.testing import LogBuilder
+from deltaforensics.whatif.compare import Evaluation
 from deltaforensics.whatif.recommend import recommend
+from deltaforensics.whatif.scenario import PartitionBy, Scenario
 from tests.whatif.helpers import analysis_until, lost
 from tests.whatif.test_compare import SAMPLES, sample
 
@@ -192,3 +195,33 @@ def test_databricks_dml_on_an_unpartitioned_table_gets_deletion_vectors(tmp_path
 def test_the_same_table_on_open_source_delta_gets_no_row_level_advice(tmp_path: Path) -> None:
     recs = recommend(_dml_vs_dml(tmp_path, "spark-3.2.0"))
     assert not ROW_LEVEL & set(_kinds(recs))
+
+
+def test_a_high_cardinality_partition_column_is_decided_before_any_pair(tmp_path: Path) -> None:
+    """``layout_warning`` (which lets recommend skip comparing the pairs) says exactly what the
+    full comparison's W601 says, for a high- and a low-cardinality column; the high one is
+    never recommended."""
+    b = LogBuilder(tmp_path / "t", columns={"id": "long", "day": "string"}, writer="spark-3.2.0")
+    b.create()
+    b.write(
+        add=[
+            b.file(
+                stats={
+                    "minValues": {"id": i * 500, "day": "a"},
+                    "maxValues": {"id": i * 500 + 499, "day": "b"},
+                }
+            )
+            for i in range(4)
+        ]
+    )
+    b.delete("id = 7 AND day = 'a'", remove=[b.live_files()[0]["path"]], add=[b.file()])
+    analysis = analysis_until(b.path, 2)
+    evaluation = Evaluation(analysis.transactions, analysis.races, analysis.loaded.replay)
+    for column, high in (("id", True), ("day", False)):
+        change = PartitionBy((column,))
+        compared = evaluation.compare(Scenario.of(change))
+        [w601] = [d for d in compared.diagnostics if d.code == "W601"]
+        assert (w601.severity is Severity.WARNING) is high
+        assert evaluation.layout_warning(change) is high
+    recs = recommend(analysis)
+    assert not [r for r in recs if r["change"].get("columns") == ["id"]]
