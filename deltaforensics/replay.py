@@ -33,23 +33,35 @@ def build_lifecycle(files: pl.DataFrame) -> pl.DataFrame:
     next action of the same key with a plain shift over the sorted keys (no ``over`` window,
     which hashes every key again), then gathers the add rows in that order.
     """
-    order = (
-        files.select(*KEY, "version", "seq", "action")
-        .with_row_index("_i")
-        .with_columns((pl.col("action") == "add").cast(pl.Int8).alias("_rank"))
-        .sort([*KEY, "version", "_rank", "seq"])
-    )
-    same_key = pl.all_horizontal(pl.col(k).eq_missing(pl.col(k).shift(-1)) for k in KEY)
+    order = _in_action_order(files.select(*KEY, "version", "seq", "action").with_row_index("_i"))
+    same_key = _same_key_as_next()
     nxt = order.select(
         "_i",
         "action",
         pl.when(same_key).then(pl.col("version").shift(-1)).alias("end_version"),
         pl.when(same_key).then(pl.col("action").shift(-1)).alias("end_action"),
     ).filter(pl.col("action") == "add")
+    return _lifecycle_rows(files, nxt["_i"], nxt["end_version"], nxt["end_action"])
+
+
+def _in_action_order(keys: pl.DataFrame) -> pl.DataFrame:
+    """Each key's actions in the order they took effect: by version, within a version a remove
+    before an add (a re-add supersedes it), then by position in the commit."""
+    return keys.with_columns((pl.col("action") == "add").cast(pl.Int8).alias("_rank")).sort(
+        [*KEY, "version", "_rank", "seq"]
+    )
+
+
+def _lifecycle_rows(
+    files: pl.DataFrame,
+    adds: pl.Series,
+    end_version: pl.Series | pl.Expr,
+    end_action: pl.Series | pl.Expr,
+) -> pl.DataFrame:
+    """The rows ``adds`` (indices of add actions in ``files``) as lifecycle rows."""
     return (
-        files[nxt["_i"]]
-        .with_columns(nxt["end_version"], nxt["end_action"])
-        .drop("action", "deletion_timestamp")
+        files.drop("action", "deletion_timestamp")[adds]
+        .with_columns(end_version=end_version, end_action=end_action)
         .rename({"version": "added_version"})
     )
 
@@ -78,14 +90,11 @@ def live_at_end(files: pl.DataFrame) -> pl.DataFrame | None:
     ).sort(*KEY)
     if candidates.select(_same_key_as_next().any()).item():
         return None
-    order = candidates.filter(pl.col("action") == "add")["_i"]
-    return (
-        files.drop("action", "deletion_timestamp")[order]
-        .with_columns(
-            pl.lit(None, dtype=files.schema["version"]).alias("end_version"),
-            pl.lit(None, dtype=files.schema["action"]).alias("end_action"),
-        )
-        .rename({"version": "added_version"})
+    return _lifecycle_rows(
+        files,
+        candidates.filter(pl.col("action") == "add")["_i"],
+        pl.lit(None, dtype=files.schema["version"]),
+        pl.lit(None, dtype=files.schema["action"]),
     )
 
 
@@ -106,8 +115,7 @@ def _checkpoint_precedes(checkpoint: pl.DataFrame, commits: pl.DataFrame) -> boo
 def _live_commit_adds(commits: pl.DataFrame) -> pl.DataFrame:
     """Commit adds that are the last action of their key (``_i``, key, ``action``)."""
     return (
-        commits.with_columns((pl.col("action") == "add").cast(pl.Int8).alias("_rank"))
-        .sort([*KEY, "version", "_rank", "seq"])
+        _in_action_order(commits)
         .filter(~_same_key_as_next() & (pl.col("action") == "add"))
         .select("_i", *KEY, "action")
     )
