@@ -312,21 +312,13 @@ def _transient(exc: OSError) -> bool:
     )
 
 
-class ReportingStore:
-    """A store that reports how many of the requested log files it has read.
+class StoreWrapper:
+    """A :class:`LogStore` that passes the protocol's calls to another one: the base of a
+    store that changes one of them. Nothing beyond the protocol is passed on (a wrapped
+    :class:`FsspecLogStore`'s ``local_file`` is not)."""
 
-    ``read_many`` fetches in chunks (each chunk still concurrently) so a caller can show
-    progress on long logs; everything else is the wrapped store's.
-    """
-
-    CHUNK = 2000
-
-    def __init__(self, inner: LogStore, on_read: Callable[[int, int], None]) -> None:
+    def __init__(self, inner: LogStore) -> None:
         self._inner = inner
-        self._on_read = on_read
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
 
     @property
     def uri(self) -> str:
@@ -337,6 +329,26 @@ class ReportingStore:
 
     def read(self, name: str) -> bytes:
         return self._inner.read(name)
+
+    def read_many(self, names: Sequence[str]) -> dict[str, bytes]:
+        return self._inner.read_many(names)
+
+
+class ReportingStore(StoreWrapper):
+    """A store that reports how many of the requested log files it has read.
+
+    ``read_many`` fetches in chunks (each chunk still concurrently) so a caller can show
+    progress on long logs; everything else is the wrapped store's.
+    """
+
+    CHUNK = 2000
+
+    def __init__(self, inner: LogStore, on_read: Callable[[int, int], None]) -> None:
+        super().__init__(inner)
+        self._on_read = on_read
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
 
     def read_many(self, names: Sequence[str]) -> dict[str, bytes]:
         return next(self.read_chunks(names, len(names)), {}) if names else {}

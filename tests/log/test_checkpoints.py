@@ -3,7 +3,6 @@ first: the frames keep the files' order, and an error names the first failing fi
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 
 import pyarrow as pa
@@ -15,7 +14,7 @@ from deltaforensics.analysis import open_store
 from deltaforensics.errors import LogCorruptError
 from deltaforensics.log.checkpoints import read_checkpoint
 from deltaforensics.log.listing import CheckpointFiles
-from deltaforensics.log.storage import LogStore, StoredFile
+from deltaforensics.log.storage import StoreWrapper
 from tests.strategies import _ADD, _META, _PROTO, EMPTY_CHECKPOINT_METADATA
 
 _PARTS = 4
@@ -81,24 +80,8 @@ def test_the_error_names_the_first_failing_part_not_the_first_to_fail(
     assert "expected a struct" in err.value.reason
 
 
-class _BytesOnly:
+class _BytesOnly(StoreWrapper):
     """The same store without ``local_file``, as a remote store is: every file as bytes."""
-
-    def __init__(self, inner: LogStore) -> None:
-        self._inner = inner
-
-    @property
-    def uri(self) -> str:
-        return self._inner.uri
-
-    def list_log(self) -> list[StoredFile]:
-        return self._inner.list_log()
-
-    def read(self, name: str) -> bytes:
-        return self._inner.read(name)
-
-    def read_many(self, names: Sequence[str]) -> dict[str, bytes]:
-        return self._inner.read_many(names)
 
 
 @pytest.mark.parametrize("with_stats", [False, True])
