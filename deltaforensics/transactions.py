@@ -353,18 +353,13 @@ class _History:
         self.domains = _names_by_version(rep.frames.domains, "domain")
         self.md_versions = set(rep.metadata_versions())
         self.proto_versions = set(rep.protocol_versions())
-        self._profiles: dict[tuple[str | None, str | None], Profile] = {}
         self._read_tables: dict[int, _ReadTable] = {}
         self._statements: dict[tuple[Any, ...], _Statement] = {}
 
     def profile(self, commit: _Commit) -> Profile:
         if self.forced is not None:
             return self.forced
-        key = (commit.engine_info, commit.client_version)
-        found = self._profiles.get(key)
-        if found is None:
-            found = self._profiles[key] = _profile_for(*key)
-        return found
+        return _profile_for(commit.engine_info, commit.client_version)
 
     def read_table(self, md: Metadata) -> _ReadTable:
         """:class:`_ReadTable` of ``md``, by identity: the replay parses each action once."""

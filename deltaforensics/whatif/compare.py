@@ -227,7 +227,9 @@ class Evaluation:
         """Whether partitioning by ``change``'s columns gives the many-small-files layout
         (a W601 warning), found before any pair is compared under it."""
         scenario = Scenario.of(change)
-        rw = self._rewriters.setdefault(scenario, Rewriter(scenario, self.replay, self.statistics))
+        rw = self._rewriters.get(scenario)
+        if rw is None:  # kept for compare(), which then does not build its layout again
+            rw = self._rewriters[scenario] = Rewriter(scenario, self.replay, self.statistics)
         if rw.relabeler is None:
             return False
         found = layout_diagnostic(rw.relabeler, self.replay.end_version)
@@ -251,8 +253,7 @@ class Evaluation:
     def prefetch_statistics(self, partition_columns: Sequence[str]) -> None:
         """Read the statistics of every column some PartitionBy will need, in one pass."""
         if partition_columns:
-            layout = Layout.for_table(partition_columns, self.replay, ranges={})
-            self.statistics.prefetch(layout.new_column_kinds())
+            self.statistics.prefetch(Layout.statistics_needed(partition_columns, self.replay))
 
     def compare(self, scenario: Scenario) -> Comparison:
         rw = self._rewriters.pop(scenario, None) or Rewriter(scenario, self.replay, self.statistics)

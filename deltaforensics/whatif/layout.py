@@ -18,7 +18,7 @@ footprint (``whatif_unknown``); a current partition column keeps its exact value
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from functools import cached_property
@@ -58,14 +58,11 @@ class Layout:
 
     @classmethod
     def for_table(
-        cls,
-        columns: Sequence[str],
-        replay: Replay,
-        ranges: dict[str, pl.DataFrame] | None = None,
+        cls, columns: Sequence[str], replay: Replay, ranges: Mapping[str, pl.DataFrame]
     ) -> Layout:
-        """``ranges``: :func:`stat_ranges` of the history's files per new column, when the
-        caller has them (the universe is read from them instead of the JSON again); columns
-        missing from a given ``ranges`` get no universe."""
+        """``ranges``: the statistics of the history per new column (:meth:`StatRanges.get`),
+        from which its universe is read; a column missing from them gets none (``{}``: the
+        names and kinds only, to know which statistics to read)."""
         md = replay.metadata_at(replay.end_version)
         by_key = {c.lower(): c for c in md.column_types}
         logical = tuple(by_key.get(c.lower(), c) for c in columns)
@@ -73,15 +70,15 @@ class Layout:
         kinds = {c: kind_of_type(md.column_types.get(c)) or "str" for c in logical}
         keys = {c: md.physical_name(c) for c in logical}
         existing = {c: part[c.lower()] for c in logical if c.lower() in part}
-        files = replay.frames.files
         universe = {
-            c: _observed(
-                ranges[c] if ranges is not None else stat_ranges(files, keys[c], kinds[c]), kinds[c]
-            )
-            for c in logical
-            if c not in existing and (ranges is None or c in ranges)
+            c: _observed(ranges[c], kinds[c]) for c in logical if c not in existing and c in ranges
         }
         return cls(logical, kinds, keys, existing, universe)
+
+    @classmethod
+    def statistics_needed(cls, columns: Sequence[str], replay: Replay) -> dict[str, str]:
+        """Stats key -> comparison kind of the statistics a layout of ``columns`` reads."""
+        return cls.for_table(columns, replay, {}).new_column_kinds()
 
     def new_column_kinds(self) -> dict[str, str]:
         """Stats key -> comparison kind of the columns the table is not partitioned by."""
@@ -276,14 +273,14 @@ class Relabeler:
         from the history's JSON once (per ``statistics``, shared by the estimates of a table)
         for the universe."""
         statistics = statistics or StatRanges(replay)
-        names = Layout.for_table(columns, replay, ranges={})
+        names = Layout.for_table(columns, replay, {})
         statistics.prefetch(names.new_column_kinds())
         ranges = {
             c: statistics.get(names.stats_keys[c], names.kinds[c])
             for c in names.columns
             if c not in names.existing
         }
-        return cls(Layout.for_table(columns, replay, ranges=ranges), replay, statistics)
+        return cls(Layout.for_table(columns, replay, ranges), replay, statistics)
 
     def frame(self, files: pl.DataFrame) -> pl.DataFrame:
         """One row per (file, new partition); ``whatif_unknown`` marks unknown footprints."""

@@ -61,19 +61,17 @@ def recommend(
     attempts: Sequence[Any] = (),
     *,
     samples: int = DEFAULT_SAMPLES,
-    statistics: StatRanges | None = None,
 ) -> list[dict[str, Any]]:
     """Recommendations for explain's ``recommendations``, best first.
 
-    ``statistics``: the history's column statistics, when the caller has started reading
-    them. The columns a partitioning candidate would need are started here, before the
-    evaluation set is built (Python work they overlap)."""
+    The statistics a partitioning candidate would need start being read here, on a second
+    thread, before the evaluation set is built (Python work they overlap)."""
     replay = analysis.loaded.replay
-    statistics = statistics if statistics is not None else StatRanges(replay)
+    statistics = StatRanges(replay)
     schema = list(replay.metadata_at(replay.end_version).column_types)
     counts = predicate_column_counts((t for t in analysis.transactions if t.version != 0), schema)
     columns = [c for c, _ in counts.most_common(MAX_COLUMNS)]
-    statistics.warm(Layout.for_table(columns, replay, ranges={}).new_column_kinds())
+    statistics.warm(Layout.statistics_needed(columns, replay))
     evaluation = evaluation_for(analysis, errors, attempts, samples=samples, statistics=statistics)
     facts = TableFacts.of(evaluation.replay, evaluation.participants)
     entries = []
