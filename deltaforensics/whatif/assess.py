@@ -15,7 +15,7 @@ from deltaforensics.conflicts.profiles import parse_isolation
 from deltaforensics.model.diagnostics import Diagnostic, info, warning
 from deltaforensics.model.ids import IsolationLevel
 from deltaforensics.transactions import Transaction
-from deltaforensics.whatif.layout import Relabeler
+from deltaforensics.whatif.layout import Layout, Relabeler, certain_values
 from deltaforensics.whatif.scenario import (
     DeletionVectors,
     ExplicitMergePredicates,
@@ -25,6 +25,7 @@ from deltaforensics.whatif.scenario import (
     PartitionBy,
     SeparateSchedules,
 )
+from deltaforensics.whatif.statistics import StatRanges
 from deltaforensics.whatif.transform import Rewriter, is_pure_append
 from deltaforensics.whatif.writers import transactions_by_writer
 
@@ -35,6 +36,7 @@ HIGH_PARTITIONS = 1000  # Databricks/OSS guidance: fewer, larger partitions (≥
 SMALL_PARTITION_BYTES = 1 << 30
 FILE_MULTIPLIER = 10
 MAX_LISTED = 10
+SAMPLE_FILES = 16_384  # live files read to find a layout surely has too many partitions
 _LEVELS = ("low", "medium", "high")
 
 
@@ -136,6 +138,21 @@ def _partition_by(
         diags.append(warning("W602", f"no file has min/max statistics for {col}"))
     diags.append(layout_diagnostic(relabeler, rep.end_version))
     return "medium" if layout.existing.keys() != set(layout.columns) else "high"
+
+
+def surely_too_many_partitions(layout: Layout, statistics: StatRanges) -> bool:
+    """Whether :func:`layout_diagnostic` surely warns that a layout of one new column has
+    more than :data:`HIGH_PARTITIONS` partitions, decided from the statistics of the first
+    :data:`SAMPLE_FILES` live files alone: the values they surely span
+    (:func:`~deltaforensics.whatif.layout.certain_values`) are partitions of the new layout,
+    whatever the other files add. An id column is decided so without reading its statistics
+    from the whole history. False: not decided here."""
+    new = layout.new_column_kinds()
+    if len(layout.columns) != 1 or len(new) != 1:
+        return False
+    ((key, kind),) = new.items()
+    sample = statistics.live_sample(key, kind, SAMPLE_FILES)
+    return certain_values(sample, kind) > HIGH_PARTITIONS
 
 
 def layout_diagnostic(relabeler: Relabeler, version: int) -> Diagnostic:

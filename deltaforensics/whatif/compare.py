@@ -27,7 +27,7 @@ from deltaforensics.model.ids import Severity
 from deltaforensics.predicates.ir import TrueExpr
 from deltaforensics.replay import Replay
 from deltaforensics.transactions import Transaction
-from deltaforensics.whatif.assess import assess, layout_diagnostic
+from deltaforensics.whatif.assess import assess, layout_diagnostic, surely_too_many_partitions
 from deltaforensics.whatif.layout import Layout
 from deltaforensics.whatif.matrix import (
     MatrixCell,
@@ -226,6 +226,10 @@ class Evaluation:
     def layout_warning(self, change: PartitionBy) -> bool:
         """Whether partitioning by ``change``'s columns gives the many-small-files layout
         (a W601 warning), found before any pair is compared under it."""
+        if surely_too_many_partitions(
+            Layout.for_table(change.columns, self.replay, {}), self.statistics
+        ):
+            return True
         scenario = Scenario.of(change)
         rw = self._rewriters.get(scenario)
         if rw is None:  # kept for compare(), which then does not build its layout again

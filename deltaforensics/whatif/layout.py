@@ -220,6 +220,42 @@ def beyond_span(ranges: pl.DataFrame, kind: str, universe: pl.Series | None) -> 
 
 
 _PLAIN_INT = r"^-?[0-9]{1,18}$"  # read alike by Python's int() and polars, within Int64
+_ISO_DATE = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
+
+
+def certain_values(ranges: pl.DataFrame, kind: str) -> int:
+    """A lower bound on how many distinct values of one new partition column the files of
+    ``ranges`` (:func:`stat_ranges`) span, from the files whose span is known without the
+    table's universe of observed values: a plain integer range of at most :data:`MAX_SPAN`
+    values spans every integer in it (:func:`enumerated_spans`), and a single-valued file
+    (minimum = maximum) of another type spans that one value — a date written as
+    ``YYYY-MM-DD``, anything else shorter than a truncated string statistic. Floats (one
+    number, several texts) and booleans count nothing; nor do the other files, whose spans
+    only add values."""
+    if kind in ("float", "bool") or ranges.is_empty():
+        return 0
+    usable = ~pl.col("_all_null") & pl.col("_lo").is_not_null() & pl.col("_hi").is_not_null()
+    if kind in _INT_KINDS:
+        plain = pl.col("_lo").str.contains(_PLAIN_INT) & pl.col("_hi").str.contains(_PLAIN_INT)
+        spans = (
+            ranges.filter(usable & plain)
+            .select(
+                pl.col("_lo").cast(pl.Int64).alias("lo"), pl.col("_hi").cast(pl.Int64).alias("hi")
+            )
+            .filter((pl.col("hi") >= pl.col("lo")) & (pl.col("hi") - pl.col("lo") < MAX_SPAN))
+            .sort("lo", "hi")
+        )
+        # the union of the integer ranges: each range counts what lies beyond all before it
+        reach = pl.col("hi").cum_max().shift(1)
+        start = pl.max_horizontal(pl.col("lo"), reach + 1)
+        fresh = (pl.col("hi") - start + 1).clip(lower_bound=0)
+        return int(spans.select(fresh.sum()).item() or 0)
+    single = usable & (pl.col("_lo") == pl.col("_hi"))
+    if kind == "date":
+        single = single & pl.col("_lo").str.contains(_ISO_DATE)
+    else:
+        single = single & (pl.col("_lo").str.len_chars() < _STRING_PREFIX_LENGTH)
+    return ranges.filter(single)["_lo"].n_unique()
 
 
 def enumerated_spans(ranges: pl.DataFrame, kind: str) -> tuple[pl.Series, pl.Series]:

@@ -22,7 +22,7 @@ from deltaforensics.model.ids import IsolationLevel, Severity
 from deltaforensics.predicates.ir import column_refs
 from deltaforensics.transactions import Transaction
 from deltaforensics.whatif.advice import TableFacts, apply_text, isolation_value
-from deltaforensics.whatif.assess import rlc_engines
+from deltaforensics.whatif.assess import rlc_engines, surely_too_many_partitions
 from deltaforensics.whatif.compare import DEFAULT_SAMPLES, Comparison, Evaluation
 from deltaforensics.whatif.document import AnalysisLike, evaluation_for
 from deltaforensics.whatif.layout import Layout
@@ -71,30 +71,46 @@ def recommend(
     schema = list(replay.metadata_at(replay.end_version).column_types)
     counts = predicate_column_counts((t for t in analysis.transactions if t.version != 0), schema)
     columns = [c for c, _ in counts.most_common(MAX_COLUMNS)]
-    statistics.warm(Layout.statistics_needed(columns, replay))
+    statistics.warm(
+        lambda: Layout.statistics_needed(_not_crowded(columns, replay, statistics), replay)
+    )
     evaluation = evaluation_for(analysis, errors, attempts, samples=samples, statistics=statistics)
     facts = TableFacts.of(evaluation.replay, evaluation.participants)
-    entries = []
     losers = (o.loser for o in evaluation.evidence if o.loser.version != 0)
     changes = candidates(evaluation, facts, predicate_column_counts(losers, schema, counts))
-    evaluation.prefetch_statistics(
-        [c for change in changes if isinstance(change, PartitionBy) for c in change.columns]
-    )
-    for change in changes:
+    found: dict[int, dict[str, Any] | None] = {}
+    # partitionings last, their statistics still being read on the other thread meanwhile
+    later = {i: change for i, change in enumerate(changes) if isinstance(change, PartitionBy)}
+    for i, change in enumerate(changes):
+        if i in later:
+            continue
         if isinstance(change, IsolationChange) and _is_serializable(
             change, evaluation.participants
         ):
             continue  # evaluated by `whatif --isolation Serializable`, never offered as a fix
-        if isinstance(change, PartitionBy) and evaluation.layout_warning(change):
+        found[i] = _entry(change, evaluation.compare(Scenario.of(change)), facts, evaluation)
+    partitioning = [c for change in later.values() for c in change.columns]
+    evaluation.prefetch_statistics(_not_crowded(partitioning, replay, statistics))
+    for i, change in later.items():
+        if evaluation.layout_warning(change):
             continue  # partitioning by a high-cardinality key is folklore, not a fix
-        comparison = evaluation.compare(Scenario.of(change))
-        entry = _entry(change, comparison, facts, evaluation)
-        if entry is not None:
-            entries.append(entry)
+        found[i] = _entry(change, evaluation.compare(Scenario.of(change)), facts, evaluation)
+    entries = [e for _, e in sorted(found.items()) if e is not None]
     entries.sort(key=_benefit)
     for e in entries:
         e.pop("_sort", None)
     return entries
+
+
+def _not_crowded(columns: Sequence[str], replay: Any, statistics: StatRanges) -> list[str]:
+    """The columns a partitioning candidate may be offered for: not those a sample of the live
+    files already shows to give too many partitions (their history's statistics are never
+    read; :func:`~deltaforensics.whatif.assess.surely_too_many_partitions`)."""
+    return [
+        c
+        for c in columns
+        if not surely_too_many_partitions(Layout.for_table([c], replay, {}), statistics)
+    ]
 
 
 def _is_serializable(change: IsolationChange, transactions: Sequence[Transaction]) -> bool:

@@ -187,15 +187,18 @@ class StatRanges:
                 for key, frame in stat_ranges_many(self.texts, missing).items():
                     self._done[key, missing[key]] = frame
 
-    def warm(self, kinds: Mapping[str, str] | None = None) -> threading.Thread:
+    def warm(
+        self, kinds: Mapping[str, str] | Callable[[], Mapping[str, str]] | None = None
+    ) -> threading.Thread:
         """Start reading on a second thread what a layout estimate will ask for: the texts,
-        the live files' rows and the columns of ``kinds`` (polars releases the GIL, so this
-        overlaps the caller's Python work). Best effort: an error is left for the caller's
-        own read of the same thing to raise."""
+        the live files' rows and the columns of ``kinds`` (stats key -> kind, or a function
+        that finds them on that thread). Polars releases the GIL, so this overlaps the
+        caller's Python work. Best effort: an error is left for the caller's own read of the
+        same thing to raise."""
 
         def read() -> None:
             try:
-                self.prefetch(kinds or {})
+                self.prefetch((kinds() if callable(kinds) else kinds) or {})
                 self._once("live_at_end", self._live_at_end)
             except Exception:  # noqa: S110 - the caller's own read raises it
                 pass
@@ -227,15 +230,31 @@ class StatRanges:
             )
         )
 
+    def live_sample(self, key: str, kind: str, files: int) -> pl.DataFrame:
+        """:func:`stat_ranges` of the first ``files`` files live at the history's last
+        version, read from their own statistics texts (not the whole history's)."""
+        live = self.live
+        return self._once(
+            f"sample {files} {kind} {key}", lambda: stat_ranges(live.head(files), key, kind)
+        )
+
     @property
     def live_at_end(self) -> tuple[pl.DataFrame, pl.Series]:
         """The files live at the history's last version, carrying their statistics, and
         their :meth:`rows_of` (every layout estimate of the table counts them)."""
         return self._once("live_at_end", self._live_at_end)
 
-    def _live_at_end(self) -> tuple[pl.DataFrame, pl.Series]:
+    @property
+    def live(self) -> pl.DataFrame:
+        """The files live at the history's last version, carrying their statistics."""
+        return self._once("live", self._live)
+
+    def _live(self) -> pl.DataFrame:
         rep = self.replay
-        live = with_stats(rep.live_files(rep.end_version), self.add_stats)
+        return with_stats(rep.live_files(rep.end_version), self.add_stats)
+
+    def _live_at_end(self) -> tuple[pl.DataFrame, pl.Series]:
+        live = self.live
         if "stats" not in live.columns:
             return live, pl.Series("_text", [None] * live.height, dtype=pl.UInt32)
         return live, self.rows_of(live)

@@ -25,6 +25,7 @@ from deltaforensics.whatif.layout import (
     _sort_key,
     _span,
     beyond_span,
+    certain_values,
     enumerated_spans,
     numeric_universe,
     sort_keys,
@@ -205,6 +206,69 @@ def test_observed_orders_like_the_python_sort_key(kind: str, values: list[str]) 
     assert sorted(got) == sorted(expected)
     keys = [_sort_key(v, kind) for v in got]
     assert keys == sorted(keys)
+
+
+_DAYS = st.sampled_from(["2024-01-01", "2024-01-02", "2024-02-30", "2024-01-01T00:00", "x"])
+
+
+@settings(max_examples=300, deadline=None)
+@example(
+    kind="int32", rows=[("1", "3", False, False), ("2", "5", True, False), ("9", "9", False, False)]
+)
+@example(kind="int64", rows=[("0", "600", False, False), ("007", "7", False, False)])
+@example(
+    kind="date",
+    rows=[
+        ("2024-01-01T00:00", "2024-01-01T00:00", False, False),
+        ("2024-01-01",) * 2 + (False,) * 2,
+    ],
+)
+@given(
+    kind=st.sampled_from(["int32", "int64", "str", "date", "timestamp", "float", "bool"]),
+    rows=st.lists(
+        st.tuples(
+            st.one_of(st.none(), _NUMBERS, st.text(max_size=3), _DAYS, st.just("a" * 40)),
+            st.one_of(st.none(), _NUMBERS, st.text(max_size=3), _DAYS, st.just("a" * 40)),
+            st.booleans(),
+            st.booleans(),
+        ),
+        max_size=25,
+    ),
+)
+def test_certain_values_never_exceed_the_values_the_spans_hold(
+    kind: str, rows: list[tuple[str | None, str | None, bool, bool]]
+) -> None:
+    """The lower bound a sample decides W601 by is at most the number of distinct non-null
+    values the files' known spans hold — the partitions ``layout_stats`` counts — with the
+    table's universe taken from the same files."""
+    ranges = _ranges(rows)
+    universe = _observed(ranges, kind)
+    keys = sort_keys(universe, kind)
+    held: set[str] = set()
+    for lo, hi, _, all_null in rows:
+        if all_null or lo is None or hi is None:
+            continue
+        values = _span(lo, hi, kind, universe, keys, MAX_SPAN)
+        if values is not None and len(values) <= MAX_SPAN:
+            held.update(v for v in values if v is not None)
+    assert certain_values(ranges, kind) <= len(held)
+
+
+def test_certain_values_count_the_union_of_narrow_integer_ranges() -> None:
+    ranges = _ranges(
+        [
+            ("1", "3", False, False),
+            ("2", "5", True, False),  # overlaps: 1..5 so far
+            ("10", "10", False, False),
+            ("0", str(MAX_SPAN), False, False),  # one more than MAX_SPAN values: not known
+            ("20", "29", False, True),  # only nulls
+            ("1e3", "1e3", False, False),  # not a plain integer
+        ]
+    )
+    assert certain_values(ranges, "int64") == 6
+    strings = _ranges([("a", "a", False, False), ("a", "a", True, False), ("b", "c", False, False)])
+    assert certain_values(strings, "str") == 1
+    assert certain_values(_ranges([("1.5", "1.5", False, False)]), "float") == 0
 
 
 def _two_column_history(tmp_path: Path) -> str:

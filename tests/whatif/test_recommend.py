@@ -2,18 +2,26 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from deltaforensics.analysis import analyze, observed_attempts, open_store
 from deltaforensics.model.ids import Severity
 from deltaforensics.report.explain import explain_document
 from deltaforensics.report.validate import validate
 from deltaforensics.testing import LogBuilder
+from deltaforensics.whatif import assess
+from deltaforensics.whatif.assess import surely_too_many_partitions
 from deltaforensics.whatif.compare import Evaluation
+from deltaforensics.whatif.layout import Layout
 from deltaforensics.whatif.recommend import recommend
 from deltaforensics.whatif.scenario import PartitionBy, Scenario
+from deltaforensics.whatif.statistics import StatRanges
+from tests.conftest import REPO
 from tests.whatif.helpers import analysis_until, lost
 from tests.whatif.test_compare import SAMPLES, sample
 
@@ -225,3 +233,22 @@ def test_a_high_cardinality_partition_column_is_decided_before_any_pair(tmp_path
         assert evaluation.layout_warning(change) is high
     recs = recommend(analysis)
     assert not [r for r in recs if r["change"].get("columns") == ["id"]]
+
+
+def test_a_sample_deciding_high_cardinality_changes_no_recommendation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a generated history whose user_id a sample of live files shows to be an id-like
+    column, the recommendations are the same as when every column's layout is counted in
+    full (a sample of no files decides nothing)."""
+    table = tmp_path / "t"
+    generate = [sys.executable, str(REPO / "benchmarks" / "gen_synthetic_log.py")]
+    subprocess.run([*generate, "--commits", "1000", "--out", str(table), "--quiet"], check=True)
+    analysis = analyze(open_store(str(table)), recommendations=False)
+    rep = analysis.loaded.replay
+    assert surely_too_many_partitions(Layout.for_table(["user_id"], rep, {}), StatRanges(rep))
+    sampled = recommend(analysis, attempts=observed_attempts(analysis))
+    monkeypatch.setattr(assess, "SAMPLE_FILES", 0)
+    assert not surely_too_many_partitions(Layout.for_table(["user_id"], rep, {}), StatRanges(rep))
+    counted = recommend(analysis, attempts=observed_attempts(analysis))
+    assert sampled == counted and sampled
