@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-import sys
+from deltaforensics.cli import entry
 
-from deltaforensics.cli import main
-
-sys.exit(main())
+entry()
