@@ -17,7 +17,13 @@ import polars as pl
 from deltaforensics.conflicts.profiles import Profile, parse_isolation, profile_for
 from deltaforensics.model.actions import Metadata, Protocol
 from deltaforensics.model.collector import collector_paused
-from deltaforensics.model.frames import slices_by
+from deltaforensics.model.frames import (
+    Deferred,
+    defer_frames,
+    deferred_height,
+    frame_of,
+    slices_by,
+)
 from deltaforensics.model.ids import IsolationLevel
 from deltaforensics.model.json_text import loads
 from deltaforensics.predicates.ir import TRUE, Predicate
@@ -61,6 +67,7 @@ WHOLE_TABLE_OPERATIONS = frozenset(
 )
 
 
+@defer_frames("added", "removed")  # a history's are cut from its file frames when read
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Transaction:
     version: int | None  # None for an attempted (uncommitted) statement
@@ -106,6 +113,12 @@ class Transaction:
     @property
     def name(self) -> str:
         return f"v{self.version}" if self.version is not None else "attempt"
+
+    @property
+    def file_counts(self) -> tuple[int, int]:
+        """How many adds and removes the commit has, without cutting its rows from the
+        history's file frames."""
+        return deferred_height(self, "added"), deferred_height(self, "removed")
 
     @property
     def has_data_change(self) -> bool:
@@ -400,8 +413,8 @@ class _History:
         return _transaction(
             self,
             commit,
-            added=self.adds.get(v, self.empty),
-            removed=self.removes.get(v, self.empty),
+            added=self.adds.deferred(v, self.empty),
+            removed=self.removes.deferred(v, self.empty),
             app_ids=frozenset(self.app_ids.get(v, ())),
             domains=frozenset(self.domains.get(v, ())),
             changes_metadata=v in self.md_versions and v > self.base,
@@ -443,8 +456,8 @@ def _transaction(
     history: _History,
     commit: _Commit,
     *,
-    added: pl.DataFrame,
-    removed: pl.DataFrame,
+    added: Deferred | pl.DataFrame,
+    removed: Deferred | pl.DataFrame,
     app_ids: frozenset[str],
     domains: frozenset[str],
     changes_metadata: bool,
@@ -486,8 +499,8 @@ def _transaction(
             commit.is_blind_append,
             profile,
             md,
-            added,
-            removed,
+            frame_of(added),
+            frame_of(removed),
             info=_operation_predicates(operation, commit.operation_parameters),
         )
     zorder = params.get("zOrderBy")
@@ -511,8 +524,8 @@ def _transaction(
         registers_read_files=reads.registers_files,
         read_reason=reads.reason,
         confidence=reads.confidence,
-        added=added,
-        removed=removed,
+        added=added,  # type: ignore[arg-type]  # a Deferred is cut when read (defer_frames)
+        removed=removed,  # type: ignore[arg-type]
         changes_metadata=changes_metadata,
         changes_protocol=changes_protocol,
         metadata_change_keys=change_keys,

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import gc
+import pickle
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import polars as pl
 import pytest
 
 from deltaforensics.analysis import analyze_loaded, load, open_store
+from deltaforensics.errors import DeltaForensicsError
 from deltaforensics.model.collector import collector_paused
 from deltaforensics.replay import Replay
 from deltaforensics.testing import LogBuilder
@@ -17,6 +21,7 @@ from deltaforensics.transactions import (
     reads_of,
     reconstruct_transactions,
 )
+from tests.conftest import corpus_tables
 
 _STATEMENT = {"predicate": "date = '2024-01-01' AND id > 5"}
 _OTHER_STATEMENT = {"predicate": "date = '2024-01-02'"}
@@ -144,3 +149,29 @@ def test_a_paused_collector_comes_back_as_it_was() -> None:
         assert not gc.isenabled()  # whoever disabled it decides when it runs again
     finally:
         gc.enable()
+
+
+def test_file_rows_cut_when_read_are_the_commits_rows() -> None:
+    """A transaction's adds and removes, cut from the history's frames only when read, are
+    the commit's own file actions in log order; ``file_counts`` (which cuts nothing) counts
+    them; a copy made by ``replace`` and a pickled one hold the same rows."""
+
+    checked = 0
+    for table in corpus_tables():
+        try:
+            rep = load(open_store(str(table)), mode="history").replay
+        except DeltaForensicsError:
+            continue
+        files = rep.frames.files.filter(pl.col("source") == "commit")
+        for t in reconstruct_transactions(rep):
+            counts = t.file_counts
+            copy = replace(t, operation=t.operation)
+            mine = files.filter(pl.col("version") == t.version)
+            for frame, action in ((t.added, "add"), (t.removed, "remove")):
+                assert frame.equals(mine.filter(pl.col("action") == action)), (table, t.version)
+            assert counts == (t.added.height, t.removed.height)
+            assert copy.added.equals(t.added) and copy.removed.equals(t.removed)
+            thawed = pickle.loads(pickle.dumps(t))
+            assert thawed.removed.equals(t.removed)
+            checked += 1
+    assert checked > 400  # every commit of the corpus

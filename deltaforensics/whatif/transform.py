@@ -364,10 +364,12 @@ def with_isolation(t: Transaction, value: str) -> Transaction:
 
 
 def is_pure_append(t: Transaction) -> bool:
+    if t.operation not in APPEND_OPERATIONS:
+        return False
+    adds, removes = t.file_counts
     return (
-        t.operation in APPEND_OPERATIONS
-        and t.added.height > 0
-        and t.removed.is_empty()
+        adds > 0
+        and removes == 0
         and not t.changes_metadata
         and (
             t.read_predicate is None
