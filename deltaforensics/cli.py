@@ -6,6 +6,7 @@ error (one line on stderr naming the file or URL and version); 4 internal error;
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import sys
@@ -391,6 +392,7 @@ def explain(
 ) -> None:
     """Races and conflicts in the table's history, which rule of Delta's checker decides them, and why."""
     STATE.redact = redact
+    _one_table_then_exit()
     from deltaforensics.analysis import analyze, open_store  # noqa: PLC0415
     from deltaforensics.report.explain import explain_document  # noqa: PLC0415
 
@@ -875,6 +877,14 @@ def _redact(text: str) -> str:
 
         text = Redactor().redact_text(text)
     return text
+
+
+def _one_table_then_exit() -> None:
+    """When the process ends with this one table's command (:func:`entry`), pause the cyclic
+    collector for all of it, not only the analysis: it would re-scan the objects the analysis
+    keeps to the end, to free nothing (0.4 s of an explain of 100,000 commits)."""
+    if STATE.ending:
+        gc.disable()
 
 
 def _keep(*results: Any) -> None:

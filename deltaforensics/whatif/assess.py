@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from deltaforensics.conflicts.profiles import parse_isolation
+from deltaforensics.conflicts.profiles import Profile, parse_isolation
 from deltaforensics.model.diagnostics import Diagnostic, info, warning
 from deltaforensics.model.ids import IsolationLevel
 from deltaforensics.transactions import Transaction
@@ -218,14 +218,20 @@ def _row_level(
     return "medium"  # which rows two DML commits touched is not in the log
 
 
+def committing_profiles(transactions: Sequence[Transaction]) -> list[Profile]:
+    """The distinct engine profiles of the transactions after table creation, found by
+    identity (a history's transactions share a handful; hashing a profile per transaction
+    showed in profiles)."""
+    seen = {id(t.profile): t.profile for t in transactions if t.version != 0}
+    return list(seen.values())
+
+
 def _isolation(
     change: IsolationChange, transactions: Sequence[Transaction], diags: list[Diagnostic]
 ) -> None:
     value = change.level
-    ignored = [
-        t for t in transactions if t.version != 0 and parse_isolation(value, t.profile) is None
-    ]
-    by_engine = sorted({t.profile.engine for t in ignored})
+    parsed = {p: parse_isolation(value, p) for p in committing_profiles(transactions)}
+    by_engine = sorted({p.engine for p, level in parsed.items() if level is None})
     for engine in by_engine:
         hint = (
             " (delta-rs parses camelCase only: use 'writeSerializable', which Spark also accepts)"
@@ -239,7 +245,7 @@ def _isolation(
                 f"engine default{hint}",
             )
         )
-    levels = {parse_isolation(value, t.profile) for t in transactions if t.version != 0}
+    levels = set(parsed.values())
     if IsolationLevel.SERIALIZABLE in levels:
         diags.append(
             warning(

@@ -327,15 +327,17 @@ class Relabeler:
         thousands of commits of a few files each, and one pass over all of them costs about
         what one pass over one costs. Frames not shaped as the history's files (an attempted
         statement's) are re-labelled on their own."""
-        schema = self.replay.frames.files.schema
-        together = [i for i, f in enumerate(frames) if f.height and f.schema == schema]
+        files = self.replay.frames.files
+        names, dtypes = files.columns, files.dtypes
+
+        def shaped(f: pl.DataFrame) -> bool:  # the schema, compared without building one
+            return f.columns == names and f.dtypes == dtypes
+
+        alike = [shaped(f) for f in frames]
+        together = [i for i, f in enumerate(frames) if f.height and alike[i]]
         batched = set(together)
         out = [
-            f
-            if i in batched
-            else self._empty
-            if f.is_empty() and f.schema == schema
-            else self.frame(f)
+            f if i in batched else self._empty if f.is_empty() and alike[i] else self.frame(f)
             for i, f in enumerate(frames)
         ]
         if together:
@@ -464,7 +466,12 @@ class Relabeler:
     def layout_stats(self) -> LayoutStats:
         """What the new layout would look like at the latest version, counted from each live
         file's spans without writing out its pieces (a file spanning many values would
-        otherwise be that many rows)."""
+        otherwise be that many rows). Counted once per relabeler: a recommendation asks before
+        comparing, and the comparison's assessment asks again."""
+        return self._layout_stats
+
+    @cached_property
+    def _layout_stats(self) -> LayoutStats:
         live, rows = self.statistics.live_at_end
         if live.is_empty():
             return LayoutStats(

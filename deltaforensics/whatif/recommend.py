@@ -22,7 +22,11 @@ from deltaforensics.model.ids import IsolationLevel, Severity
 from deltaforensics.predicates.ir import column_refs
 from deltaforensics.transactions import Transaction
 from deltaforensics.whatif.advice import TableFacts, apply_text, isolation_value
-from deltaforensics.whatif.assess import rlc_engines, surely_too_many_partitions
+from deltaforensics.whatif.assess import (
+    committing_profiles,
+    rlc_engines,
+    surely_too_many_partitions,
+)
 from deltaforensics.whatif.compare import DEFAULT_SAMPLES, Comparison, Evaluation
 from deltaforensics.whatif.document import AnalysisLike, evaluation_for
 from deltaforensics.whatif.layout import Layout
@@ -114,7 +118,7 @@ def _not_crowded(columns: Sequence[str], replay: Any, statistics: StatRanges) ->
 
 
 def _is_serializable(change: IsolationChange, transactions: Sequence[Transaction]) -> bool:
-    levels = {parse_isolation(change.level, t.profile) for t in transactions if t.version != 0}
+    levels = {parse_isolation(change.level, p) for p in committing_profiles(transactions)}
     return IsolationLevel.SERIALIZABLE in levels
 
 
