@@ -3,6 +3,7 @@ the command printed must still all arrive, and its exit code must be the command
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
@@ -10,7 +11,7 @@ import sys
 
 import pytest
 
-from deltaforensics.cli import main
+from deltaforensics.cli import STATE, main
 from tests.conftest import CORPUS, REPO, SAMPLE_LOGS
 
 TABLE = str(SAMPLE_LOGS / "deltars_concurrent_optimize")  # two error-severity anomalies
@@ -76,3 +77,14 @@ def test_output_to_a_reader_already_gone_exits_1_without_a_traceback(args: list[
         os.close(write)
     assert done.returncode == 1  # not all of the output arrived
     assert b"Traceback" not in done.stderr and b"Exception ignored" not in done.stderr
+
+
+def test_in_process_runs_keep_the_collector_and_free_their_results(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Only the console entry point, whose process ends with the command, keeps the results
+    and pauses the collector; main() called in a process that goes on does neither."""
+    assert main(["explain", TABLE, "--format", "json"]) == 0
+    capsys.readouterr()
+    assert gc.isenabled()
+    assert STATE.kept == []
