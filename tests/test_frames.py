@@ -1,4 +1,5 @@
-"""slices_by groups rows exactly as partition_by does, without copying them."""
+"""slices_by groups rows exactly as partition_by does, without copying them; its deferred
+rows and column-dropped copy are the same groups."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import polars as pl
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deltaforensics.model.frames import slices_by
+from deltaforensics.model.frames import Deferred, frame_of, slices_by
 
 _ROWS = st.lists(
     st.tuples(
@@ -36,3 +37,11 @@ def test_slices_equal_partition_by(rows: list[tuple[int | None, str | None, int]
         assert got.get(missing) is None
         assert got.get(missing, frame.clear()).is_empty()
         assert missing not in got
+        bare = got.without("n")
+        empty = frame.clear()
+        for k, g in want.items():
+            assert bare[k].equals(g.drop("n")), k
+            rows_of_k = got.deferred(k, empty)
+            assert isinstance(rows_of_k, Deferred) and rows_of_k.height == g.height
+            assert frame_of(rows_of_k).equals(g), k
+        assert got.deferred(missing, empty) is empty and got.height_of(missing) == 0

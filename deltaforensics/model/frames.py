@@ -37,6 +37,11 @@ class Slices(Mapping[Any, pl.DataFrame]):
         found = self._ranges.get(key)
         return default if found is None else self._ordered.slice(*found)
 
+    def without(self, *columns: str) -> Slices:
+        """The same groups without ``columns`` (dropped once from the whole frame, not from
+        each group as it is cut)."""
+        return Slices(self._ordered.drop(*columns), self._ranges)
+
     def deferred(self, key: Any, default: pl.DataFrame) -> Deferred | pl.DataFrame:
         """``key``'s rows as a :class:`Deferred`, not cut yet; ``default`` when it has none."""
         return default if key not in self._ranges else Deferred(self, key)

@@ -345,10 +345,9 @@ class Relabeler:
             joined = pl.concat([frames[i] for i in together]).with_columns(
                 pl.Series("_frame", np.repeat(np.array(together, dtype=np.int64), heights))
             )
-            pieces = slices_by(self.frame(joined), "_frame")
+            pieces = slices_by(self.frame(joined), "_frame").without("_frame")
             for i in together:
-                found = pieces.get(i)
-                out[i] = (found if found is not None else self._empty).drop("_frame", strict=False)
+                out[i] = pieces.get(i, self._empty)
         return out
 
     @cached_property

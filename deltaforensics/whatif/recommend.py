@@ -145,9 +145,10 @@ def candidates(
     if rlc and not facts.deletion_vectors:
         out.append(DeletionVectors())
     out += [SeparateSchedules(a, b) for a, b in conflicting_writers(evaluation)]
+    named = {id(t): name for name, ts in evaluation.by_writer.items() for t in ts}
     rs_appenders = sorted(
         {
-            writer_of(t)
+            named.get(id(t)) or writer_of(t)  # the evaluation has named every participant
             for t in txns
             if t.profile.engine == "delta-rs" and t.is_blind_append is None and is_pure_append(t)
         }
