@@ -12,16 +12,17 @@ import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import polars as pl
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 from deltaforensics.errors import LogCorruptError
 from deltaforensics.log.commits import parse_raw
 from deltaforensics.log.listing import CheckpointFiles
 from deltaforensics.log.storage import LogStore
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 _T = TypeVar("_T")
 
@@ -175,7 +176,12 @@ def _read_json_checkpoint(name: str, data: bytes, version: int) -> pl.DataFrame:
 
 
 def _read_parquet(name: str, data: bytes | str, version: int, *, with_stats: bool) -> pl.DataFrame:
-    """``data`` is the file's bytes or its local path (mapped, so unread columns cost nothing)."""
+    """``data`` is the file's bytes or its local path (mapped, so unread columns cost nothing).
+    pyarrow is imported here, by the first checkpoint read: a log without one never needs it
+    (0.1 s of every command's start-up)."""
+    import pyarrow as pa  # noqa: PLC0415
+    import pyarrow.parquet as pq  # noqa: PLC0415
+
     try:
         source = io.BytesIO(data) if isinstance(data, bytes) else data
         file = pq.ParquetFile(source, memory_map=isinstance(data, str))
@@ -195,6 +201,8 @@ def _read_parquet(name: str, data: bytes | str, version: int, *, with_stats: boo
 def _columns_to_read(schema: pa.Schema, present: list[str], with_stats: bool) -> list[str]:
     """Top-level columns, but without ``add.stats``: leaving the column chunk unread saves
     most of the time and memory of a large checkpoint (the stats are ~80% of its bytes)."""
+    import pyarrow as pa  # noqa: PLC0415
+
     add = schema.field("add").type if "add" in present else None
     if with_stats or not isinstance(add, pa.StructType):
         return present
@@ -206,6 +214,8 @@ def _columns_to_read(schema: pa.Schema, present: list[str], with_stats: bool) ->
 
 
 def _drop_stats(table: pa.Table) -> pa.Table:
+    import pyarrow as pa  # noqa: PLC0415
+
     add = table.column("add").combine_chunks()
     keep = [
         i
