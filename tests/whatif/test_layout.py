@@ -43,6 +43,18 @@ _NUMBERS = st.one_of(
 )
 
 
+def _range_rows(
+    low: st.SearchStrategy[str], high: st.SearchStrategy[str]
+) -> st.SearchStrategy[list[tuple[str | None, str | None, bool, bool]]]:
+    """Lists of :func:`_ranges` rows, minimum from ``low`` and maximum from ``high`` (or null)."""
+    return st.lists(
+        st.tuples(
+            st.one_of(st.none(), low), st.one_of(st.none(), high), st.booleans(), st.booleans()
+        ),
+        max_size=25,
+    )
+
+
 def _ranges(rows: list[tuple[str | None, str | None, bool, bool]]) -> pl.DataFrame:
     """A :func:`stat_ranges` frame: (min, max, has a null, only nulls) per file."""
     return pl.DataFrame(
@@ -123,15 +135,7 @@ _INTEGERS = st.one_of(
 @example(kind="int32", rows=[("-3", "-1", True, False), ("5", "4", False, False)])
 @given(
     kind=st.sampled_from(["int32", "int64", "str", "float"]),
-    rows=st.lists(
-        st.tuples(
-            st.one_of(st.none(), _INTEGERS),
-            st.one_of(st.none(), _INTEGERS, st.integers(0, 1100).map(str)),
-            st.booleans(),
-            st.booleans(),
-        ),
-        max_size=25,
-    ),
+    rows=_range_rows(_INTEGERS, st.one_of(_INTEGERS, st.integers(0, 1100).map(str))),
 )
 def test_enumerated_spans_are_the_spans_python_enumerates(
     kind: str, rows: list[tuple[str | None, str | None, bool, bool]]
@@ -225,15 +229,7 @@ _DAYS = st.sampled_from(["2024-01-01", "2024-01-02", "2024-02-30", "2024-01-01T0
 )
 @given(
     kind=st.sampled_from(["int32", "int64", "str", "date", "timestamp", "float", "bool"]),
-    rows=st.lists(
-        st.tuples(
-            st.one_of(st.none(), _NUMBERS, st.text(max_size=3), _DAYS, st.just("a" * 40)),
-            st.one_of(st.none(), _NUMBERS, st.text(max_size=3), _DAYS, st.just("a" * 40)),
-            st.booleans(),
-            st.booleans(),
-        ),
-        max_size=25,
-    ),
+    rows=_range_rows(*[st.one_of(_NUMBERS, st.text(max_size=3), _DAYS, st.just("a" * 40))] * 2),
 )
 def test_certain_values_never_exceed_the_values_the_spans_hold(
     kind: str, rows: list[tuple[str | None, str | None, bool, bool]]
