@@ -285,16 +285,18 @@ def commit_gaps(versions: Sequence[int]) -> list[Anomaly]:
     ]
 
 
+_PROVENANCE_KEYS = frozenset(
+    ("isolationLevel", "isBlindAppend", "userName", "userId", "job", "notebook")
+)
+
+
 def forgeable_provenance(txns: Sequence[Transaction]) -> list[Anomaly]:
     flagged = [
         t
         for t in txns
         if t.version is not None
         and t.profile.engine == "delta-rs"
-        and any(
-            k in t.commit_info
-            for k in ("isolationLevel", "isBlindAppend", "userName", "userId", "job", "notebook")
-        )
+        and not _PROVENANCE_KEYS.isdisjoint(t.commit_info)
     ]
     if not flagged:
         return []

@@ -165,12 +165,16 @@ def predicate_column_counts(
     those counted in ``into`` (which is not changed)."""
     schema = {c.lower(): c for c in columns}
     counts: Counter[str] = Counter(into or {})
+    named: dict[int, list[str]] = {}  # per predicate object: a statement's commits share one
     for t in transactions:
-        if t.full_predicate is None or t.blind:
+        pred = t.full_predicate
+        if pred is None or t.blind:
             continue
-        for name in {c.name.lower() for c in column_refs(t.full_predicate)}:
-            if name in schema:
-                counts[schema[name]] += 1
+        found = named.get(id(pred))
+        if found is None:
+            refs = {c.name.lower() for c in column_refs(pred)}
+            found = named[id(pred)] = [schema[n] for n in refs if n in schema]
+        counts.update(found)
     return counts
 
 

@@ -52,9 +52,14 @@ def writer_of(t: Transaction) -> str:
     return " ".join(parts)
 
 
+_CONTEXT_KEYS = frozenset(("clusterId", "notebook", "job"))
+
+
 def contexts_of(t: Transaction) -> str:
     """Where the commit ran (cluster, job run context, notebook); "" when not recorded."""
     ci = t.commit_info
+    if _CONTEXT_KEYS.isdisjoint(ci):  # most commits: none recorded
+        return ""
     bits = [str(ci.get("clusterId") or "")]
     nb = ci.get("notebook")
     if isinstance(nb, dict):
