@@ -7,10 +7,12 @@ approximation is said in ``read_reason`` and weighed in ``confidence``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import math
+from bisect import bisect_right
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Any, Generic, NamedTuple, TypeVar
 
 import polars as pl
 
@@ -35,6 +37,7 @@ from deltaforensics.predicates.partition import (
 )
 from deltaforensics.replay import Replay
 
+_V = TypeVar("_V")
 COMMIT_LARGE_OPERATIONS = frozenset({"RESTORE", "CLONE", "CONVERT", "SHALLOW CLONE", "DEEP CLONE"})
 CHANGES_DATA = frozenset(
     {
@@ -368,6 +371,8 @@ class _History:
         self.proto_versions = set(rep.protocol_versions())
         self._read_tables: dict[int, _ReadTable] = {}
         self._statements: dict[tuple[Any, ...], _Statement] = {}
+        self.metadata = _AsOf(rep.metadata_versions(), rep.metadata_at)
+        self.protocol = _AsOf(rep.protocol_versions(), rep.protocol_at)
 
     def profile(self, commit: _Commit) -> Profile:
         if self.forced is not None:
@@ -422,6 +427,26 @@ class _History:
         )
 
 
+class _AsOf(Generic[_V]):
+    """``lookup(v)`` (a replay's ``metadata_at`` or ``protocol_at``), remembered for the span of
+    versions that share its answer (up to the next action of its kind): commits are asked
+    about in version order, and a table changes its metadata and protocol rarely."""
+
+    def __init__(self, versions: list[int], lookup: Callable[[int], _V]) -> None:
+        self._versions, self._lookup = versions, lookup
+        self._span: tuple[int, float, _V] | None = None
+
+    def at(self, version: int) -> _V:
+        span = self._span
+        if span is not None and span[0] <= version < span[1]:
+            return span[2]
+        found = self._lookup(version)  # checks the version and raises as the replay does
+        i = bisect_right(self._versions, version)  # >= 1: the lookup found an action
+        end = self._versions[i] if i < len(self._versions) else math.inf
+        self._span = (self._versions[i - 1], end, found)
+        return found
+
+
 def _names_by_version(frame: pl.DataFrame, column: str) -> dict[int, set[str]]:
     """The non-null values of ``column`` per version (app ids of ``txn``, domain names)."""
     out: dict[int, set[str]] = {}
@@ -472,9 +497,9 @@ def _transaction(
     plausible = read_version is not None and history.floor <= read_version < v
     ref = read_version if plausible and read_version is not None else v - 1
     known = ref >= history.floor
-    prev_md = rep.metadata_at(ref) if known else None
-    md = prev_md or rep.metadata_at(v)
-    prev_proto = rep.protocol_at(ref) if known else None
+    prev_md = history.metadata.at(ref) if known else None
+    md = prev_md or history.metadata.at(v)
+    prev_proto = history.protocol.at(ref) if known else None
     table = history.read_table(md)
     statement = history.statement(commit, profile, table, added.height > 0, removed.height > 0)
     operation = statement.operation
