@@ -29,15 +29,18 @@ def loads(text: str) -> Any:
 
 def _holds_float(value: Any) -> bool:
     """Whether a decoded value has a float anywhere (commit texts rarely do: Delta writes its
-    numbers as integers, and Delta-Spark its metrics as strings)."""
+    numbers as integers, and Delta-Spark its metrics as strings). Only containers go on the
+    stack; the scalars, most of a commit, are looked at where they sit."""
+    kind = type(value)
+    if kind is not dict and kind is not list:
+        return kind is float
     pending = [value]
     while pending:
         item = pending.pop()
-        kind = type(item)
-        if kind is dict:
-            pending.extend(item.values())
-        elif kind is list:
-            pending.extend(item)
-        elif kind is float:
-            return True
+        for inner in item.values() if type(item) is dict else item:
+            kind = type(inner)
+            if kind is float:
+                return True
+            if kind is dict or kind is list:
+                pending.append(inner)
     return False
