@@ -897,10 +897,10 @@ def _keep(*results: Any) -> None:
 
 def entry() -> NoReturn:
     """The console script and ``python -m deltaforensics``: :func:`main`, then the process
-    ends at once. The output is flushed first (exit code 1 if it cannot be); the heap is left to the operating system
-    instead of being released object by object and torn down by the interpreter (about a
-    second after an explain of 100,000 commits). Nothing of ours runs at exit, and a Spark
-    engine's JVM ends when its gateway pipe closes."""
+    ends at once. The output is flushed first (exit code 1 if it cannot be); the heap is left
+    to the operating system instead of being released object by object and torn down by the
+    interpreter (about a second after an explain of 100,000 commits). Nothing of ours runs at
+    exit, and a Spark engine's JVM ends when its gateway pipe closes."""
     STATE.ending = True
     code = main()
     for stream in (sys.stdout, sys.stderr):

@@ -20,6 +20,7 @@ from deltaforensics.conflicts.checker import COMMITS
 from deltaforensics.conflicts.profiles import parse_isolation
 from deltaforensics.model.ids import IsolationLevel, Severity
 from deltaforensics.predicates.ir import column_refs
+from deltaforensics.replay import Replay
 from deltaforensics.transactions import Transaction
 from deltaforensics.whatif.advice import TableFacts, apply_text, isolation_value
 from deltaforensics.whatif.assess import (
@@ -106,7 +107,7 @@ def recommend(
     return entries
 
 
-def _not_crowded(columns: Sequence[str], replay: Any, statistics: StatRanges) -> list[str]:
+def _not_crowded(columns: Sequence[str], replay: Replay, statistics: StatRanges) -> list[str]:
     """The columns a partitioning candidate may be offered for: not those a sample of the live
     files already shows to give too many partitions (their history's statistics are never
     read; :func:`~deltaforensics.whatif.assess.surely_too_many_partitions`)."""
