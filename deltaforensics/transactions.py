@@ -367,12 +367,12 @@ class _History:
         self.empty = files.clear()
         self.app_ids = _names_by_version(rep.frames.txns, "app_id")
         self.domains = _names_by_version(rep.frames.domains, "domain")
-        self.md_versions = set(rep.metadata_versions())
-        self.proto_versions = set(rep.protocol_versions())
+        md_versions, proto_versions = rep.metadata_versions(), rep.protocol_versions()
+        self.md_versions, self.proto_versions = set(md_versions), set(proto_versions)
+        self.metadata = _AsOf(md_versions, rep.metadata_at)
+        self.protocol = _AsOf(proto_versions, rep.protocol_at)
         self._read_tables: dict[int, _ReadTable] = {}
         self._statements: dict[tuple[Any, ...], _Statement] = {}
-        self.metadata = _AsOf(rep.metadata_versions(), rep.metadata_at)
-        self.protocol = _AsOf(rep.protocol_versions(), rep.protocol_at)
 
     def profile(self, commit: _Commit) -> Profile:
         if self.forced is not None:

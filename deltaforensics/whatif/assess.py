@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from deltaforensics.conflicts.profiles import Profile, parse_isolation
 from deltaforensics.model.diagnostics import Diagnostic, info, warning
 from deltaforensics.model.ids import IsolationLevel
+from deltaforensics.replay import Replay
 from deltaforensics.transactions import Transaction
 from deltaforensics.whatif.layout import Layout, Relabeler, certain_values
 from deltaforensics.whatif.scenario import (
@@ -153,6 +154,20 @@ def surely_too_many_partitions(layout: Layout, statistics: StatRanges) -> bool:
     ((key, kind),) = new.items()
     sample = statistics.live_sample(key, kind, SAMPLE_FILES)
     return certain_values(sample, kind) > HIGH_PARTITIONS
+
+
+def statistics_to_read(
+    columns: Sequence[str], replay: Replay, statistics: StatRanges
+) -> dict[str, str]:
+    """Stats key -> kind of what partitioning by each of ``columns`` alone will read from the
+    history's statistics: nothing for a column :func:`surely_too_many_partitions` already
+    decides (its layout is never counted or compared)."""
+    wanted = [
+        c
+        for c in columns
+        if not surely_too_many_partitions(Layout.for_table([c], replay, {}), statistics)
+    ]
+    return Layout.statistics_needed(wanted, replay)
 
 
 def layout_diagnostic(relabeler: Relabeler, version: int) -> Diagnostic:

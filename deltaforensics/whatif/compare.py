@@ -27,7 +27,12 @@ from deltaforensics.model.ids import Severity
 from deltaforensics.predicates.ir import TrueExpr
 from deltaforensics.replay import Replay
 from deltaforensics.transactions import Transaction
-from deltaforensics.whatif.assess import assess, layout_diagnostic, surely_too_many_partitions
+from deltaforensics.whatif.assess import (
+    assess,
+    layout_diagnostic,
+    statistics_to_read,
+    surely_too_many_partitions,
+)
 from deltaforensics.whatif.layout import Layout
 from deltaforensics.whatif.matrix import (
     MatrixCell,
@@ -255,9 +260,12 @@ class Evaluation:
         return tuple(out)
 
     def prefetch_statistics(self, partition_columns: Sequence[str]) -> None:
-        """Read the statistics of every column some PartitionBy will need, in one pass."""
+        """Read the statistics of every column some PartitionBy will need, in one pass (none
+        for a column :meth:`layout_warning` decides from a sample)."""
         if partition_columns:
-            self.statistics.prefetch(Layout.statistics_needed(partition_columns, self.replay))
+            self.statistics.prefetch(
+                statistics_to_read(partition_columns, self.replay, self.statistics)
+            )
 
     def compare(self, scenario: Scenario) -> Comparison:
         rw = self._rewriters.pop(scenario, None) or Rewriter(scenario, self.replay, self.statistics)

@@ -20,17 +20,11 @@ from deltaforensics.conflicts.checker import COMMITS
 from deltaforensics.conflicts.profiles import parse_isolation
 from deltaforensics.model.ids import IsolationLevel, Severity
 from deltaforensics.predicates.ir import column_refs
-from deltaforensics.replay import Replay
 from deltaforensics.transactions import Transaction
 from deltaforensics.whatif.advice import TableFacts, apply_text, isolation_value
-from deltaforensics.whatif.assess import (
-    committing_profiles,
-    rlc_engines,
-    surely_too_many_partitions,
-)
+from deltaforensics.whatif.assess import committing_profiles, rlc_engines, statistics_to_read
 from deltaforensics.whatif.compare import DEFAULT_SAMPLES, Comparison, Evaluation
 from deltaforensics.whatif.document import AnalysisLike, evaluation_for
-from deltaforensics.whatif.layout import Layout
 from deltaforensics.whatif.scenario import (
     Change,
     DeletionVectors,
@@ -76,9 +70,7 @@ def recommend(
     schema = list(replay.metadata_at(replay.end_version).column_types)
     counts = predicate_column_counts((t for t in analysis.transactions if t.version != 0), schema)
     columns = [c for c, _ in counts.most_common(MAX_COLUMNS)]
-    statistics.warm(
-        lambda: Layout.statistics_needed(_not_crowded(columns, replay, statistics), replay)
-    )
+    statistics.warm(lambda: statistics_to_read(columns, replay, statistics))
     evaluation = evaluation_for(analysis, errors, attempts, samples=samples, statistics=statistics)
     facts = TableFacts.of(evaluation.replay, evaluation.participants)
     losers = (o.loser for o in evaluation.evidence if o.loser.version != 0)
@@ -95,7 +87,7 @@ def recommend(
             continue  # evaluated by `whatif --isolation Serializable`, never offered as a fix
         found[i] = _entry(change, evaluation.compare(Scenario.of(change)), facts, evaluation)
     partitioning = [c for change in later.values() for c in change.columns]
-    evaluation.prefetch_statistics(_not_crowded(partitioning, replay, statistics))
+    evaluation.prefetch_statistics(partitioning)
     for i, change in later.items():
         if evaluation.layout_warning(change):
             continue  # partitioning by a high-cardinality key is folklore, not a fix
@@ -105,17 +97,6 @@ def recommend(
     for e in entries:
         e.pop("_sort", None)
     return entries
-
-
-def _not_crowded(columns: Sequence[str], replay: Replay, statistics: StatRanges) -> list[str]:
-    """The columns a partitioning candidate may be offered for: not those a sample of the live
-    files already shows to give too many partitions (their history's statistics are never
-    read; :func:`~deltaforensics.whatif.assess.surely_too_many_partitions`)."""
-    return [
-        c
-        for c in columns
-        if not surely_too_many_partitions(Layout.for_table([c], replay, {}), statistics)
-    ]
 
 
 def _is_serializable(change: IsolationChange, transactions: Sequence[Transaction]) -> bool:

@@ -199,7 +199,7 @@ class StatRanges:
         def read() -> None:
             try:
                 self.prefetch((kinds() if callable(kinds) else kinds) or {})
-                self._once("live_at_end", self._live_at_end)
+                self.live_at_end  # noqa: B018 - read for its side effect: computed and kept
             except Exception:  # noqa: S110 - the caller's own read raises it
                 pass
 
