@@ -21,7 +21,9 @@ import io
 import json
 import multiprocessing
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -41,9 +43,7 @@ def _corpus() -> Path:
 def tables() -> list[tuple[str, Path]]:
     """``(name, folder)`` of every corpus table and sample, sorted by name."""
     found = [
-        (f"corpus/{p.name}", p)
-        for p in sorted(_corpus().iterdir())
-        if (p / "_delta_log").is_dir()
+        (f"corpus/{p.name}", p) for p in sorted(_corpus().iterdir()) if (p / "_delta_log").is_dir()
     ]
     found += [
         (f"sample/{p.name}", p)
@@ -84,7 +84,10 @@ def cases(table: Path) -> list[tuple[str, list[str]]]:
             "whatif-dv-merge.json",
             ["whatif", t, "--deletion-vectors", "--explicit-merge-predicates"],
         ),
-        ("whatif-writeserializable.md", ["whatif", t, "--isolation", "WriteSerializable", "--format", "markdown"]),
+        (
+            "whatif-writeserializable.md",
+            ["whatif", t, "--isolation", "WriteSerializable", "--format", "markdown"],
+        ),
     ]
     column = _first_column(table)
     if column:
@@ -112,16 +115,28 @@ def _mask(text: str, table: Path) -> str:
 
 
 def run_table(item: tuple[str, str]) -> dict[str, str]:
-    """Every case of one table: ``{case name: masked exit code, stdout and stderr}``."""
+    """Every case of one table: ``{case name: masked exit code, stdout and stderr}``.
+
+    The table is read from a copy at a path of fixed length (``/tmp/chk-XXXXXXXX/<name>``): the
+    terminal report wraps lines that hold the path, so the checkout's own folder must not matter.
+    """
     name, folder = item
-    table = Path(folder)
+    with tempfile.TemporaryDirectory(prefix="chk-", dir="/tmp") as tmp:
+        table = Path(tmp) / Path(folder).name
+        shutil.copytree(folder, table, symlinks=True)
+        return _run_cases(name, table)
+
+
+def _run_cases(name: str, table: Path) -> dict[str, str]:
     os.environ.update({"COLUMNS": "100", "LINES": "50", "TERM": "dumb"})
     for key in ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "JUPYTER_COLUMNS"):
         os.environ.pop(key, None)
     results = {}
     for case, argv in cases(table):
         code, out, err = _run(argv)
-        results[f"{name}/{case}"] = _mask(f"exit {code}\n--- stdout\n{out}\n--- stderr\n{err}", table)
+        results[f"{name}/{case}"] = _mask(
+            f"exit {code}\n--- stdout\n{out}\n--- stderr\n{err}", table
+        )
     return results
 
 
@@ -158,7 +173,9 @@ def main(argv: list[str]) -> int:
             differ.append(case)
     for case in differ:
         print(f"differs: {case}")
-    print(f"{len(results)} case(s) compared, {len(results) - len(differ)} same, {len(differ)} differ")
+    print(
+        f"{len(results)} case(s) compared, {len(results) - len(differ)} same, {len(differ)} differ"
+    )
     return 1 if differ else 0
 
 
