@@ -590,13 +590,7 @@ def _delete_or_update(ctx: _Ctx) -> _Plan:
 def _merge(ctx: _Ctx) -> _Plan:
     stmt = ctx.stmt
     rewrites = stmt.has_matched or stmt.has_not_matched_by_source
-    params = ctx.writer.merge_parameters(
-        condition=stmt.condition,
-        target_only_on=stmt.target_only_on,
-        merge_on=stmt.merge_on,
-        clauses=stmt.clauses,
-        has_not_matched_by_source=stmt.has_not_matched_by_source,
-    )
+    params = ctx.writer.merge_parameters(stmt)
     removal = None if stmt.has_not_matched_by_source else stmt.target_only_on
     removed = _match(ctx, removal) if rewrites else ctx.live.clear()
     plan = _Plan("MERGE", params, recorded_blind=ctx.writer.recorded_blind(False))

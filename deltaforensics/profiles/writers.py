@@ -14,7 +14,7 @@ the key order of ``commitInfo``); how a condition is rendered to text stays with
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Protocol
@@ -44,6 +44,21 @@ class MergeClause(Protocol):
     def condition(self) -> str | None: ...  # normalised (target unqualified)
     @property
     def original(self) -> str | None: ...  # as written
+
+
+class MergeStatement(Protocol):
+    """What a writer logs of a MERGE, as the statement parser gives it."""
+
+    @property
+    def condition(self) -> str | None: ...  # the ON condition, normalised
+    @property
+    def target_only_on(self) -> str | None: ...  # its conjuncts over target columns only
+    @property
+    def merge_on(self) -> str | None: ...  # the ON condition as written
+    @property
+    def clauses(self) -> Sequence[MergeClause]: ...
+    @property
+    def has_not_matched_by_source(self) -> bool: ...
 
 
 CLAUSE_KEYS = (
@@ -93,24 +108,26 @@ class StatementWriter(Protocol):
     def recorded_blind(self, blind: bool) -> bool | None: ...
     def operation_parameters(self, parameters: Mapping[str, Any]) -> dict[str, Any]: ...
     def condition_parameters(self, condition: str | None) -> dict[str, Any]: ...
-    def merge_parameters(
-        self,
-        *,
-        condition: str | None,
-        target_only_on: str | None,
-        merge_on: str | None,
-        clauses: Sequence[MergeClause],
-        has_not_matched_by_source: bool,
-    ) -> dict[str, Any]: ...
+    def merge_parameters(self, merge: MergeStatement) -> dict[str, Any]: ...
     def optimize_parameters(
         self, condition: str | None, z_order: Sequence[str]
     ) -> dict[str, Any]: ...
     def add_columns(self, fields: Sequence[Mapping[str, Any]]) -> Recorded: ...
-    def add_constraint(self, name: str, expr: str) -> Recorded: ...
+    def add_constraint(self, name: str | None, expr: str | None) -> Recorded: ...
     def truncate(self) -> Recorded: ...
     def replace_table(
         self, *, keyword: str, has_query: bool, partition_by: Sequence[str]
     ) -> Recorded: ...
+
+
+def _clause_lists(
+    clauses: Sequence[MergeClause], logged: Callable[[MergeClause], dict[str, str]]
+) -> dict[str, str]:
+    """``matchedPredicates`` etc.: each kind's clauses as the writer logs one."""
+    return {
+        key: compact_json([logged(c) for c in clauses if c.kind == kind])
+        for key, kind in CLAUSE_KEYS
+    }
 
 
 def _recorded_blind(flag: BlindAppendFlag, blind: bool) -> bool | None:
@@ -138,26 +155,14 @@ class SparkWriter:
     def condition_parameters(self, condition: str | None) -> dict[str, Any]:
         return {"predicate": compact_json([condition] if condition else [])}
 
-    def merge_parameters(
-        self,
-        *,
-        condition: str | None,
-        target_only_on: str | None,
-        merge_on: str | None,
-        clauses: Sequence[MergeClause],
-        has_not_matched_by_source: bool,
-    ) -> dict[str, Any]:
-        del target_only_on, merge_on, has_not_matched_by_source  # Spark logs the ON condition
-        params = self.condition_parameters(condition)
-        for key, kind in CLAUSE_KEYS:
-            params[key] = compact_json(
-                [
-                    {**({"predicate": c.condition} if c.condition else {}), "actionType": c.action}
-                    for c in clauses
-                    if c.kind == kind
-                ]
-            )
-        return params
+    def merge_parameters(self, merge: MergeStatement) -> dict[str, Any]:
+        return self.condition_parameters(merge.condition) | _clause_lists(
+            merge.clauses,
+            lambda c: {
+                **({"predicate": c.condition} if c.condition else {}),
+                "actionType": c.action,
+            },
+        )
 
     def optimize_parameters(self, condition: str | None, z_order: Sequence[str]) -> dict[str, Any]:
         return {**self.condition_parameters(condition), "zOrderBy": compact_json(list(z_order))}
@@ -168,7 +173,7 @@ class SparkWriter:
             parameters={"columns": compact_json([{"column": f} for f in fields])},
         )
 
-    def add_constraint(self, name: str, expr: str) -> Recorded:
+    def add_constraint(self, name: str | None, expr: str | None) -> Recorded:
         return Recorded(operation="ADD CONSTRAINT", parameters={"name": name, "expr": expr})
 
     def truncate(self) -> Recorded:
@@ -207,31 +212,17 @@ class DeltaRsWriter:
     def condition_parameters(self, condition: str | None) -> dict[str, Any]:
         return {"predicate": condition} if condition else {}
 
-    def merge_parameters(
-        self,
-        *,
-        condition: str | None,
-        target_only_on: str | None,
-        merge_on: str | None,
-        clauses: Sequence[MergeClause],
-        has_not_matched_by_source: bool,
-    ) -> dict[str, Any]:
-        del condition  # delta-rs logs the ON condition as mergePredicate instead
+    def merge_parameters(self, merge: MergeStatement) -> dict[str, Any]:
         params: dict[str, Any] = {}
-        if target_only_on and not has_not_matched_by_source:
+        if merge.target_only_on and not merge.has_not_matched_by_source:
             # streamed execution (the default) derives its read predicate from the ON conjuncts
             # over target columns only; with NOT MATCHED BY SOURCE it derives none
-            params["predicate"] = target_only_on
-        params["mergePredicate"] = merge_on
-        for key, kind in CLAUSE_KEYS:
-            params[key] = compact_json(
-                [
-                    {"actionType": c.action, **({"predicate": c.original} if c.original else {})}
-                    for c in clauses
-                    if c.kind == kind
-                ]
-            )
-        return params
+            params["predicate"] = merge.target_only_on
+        params["mergePredicate"] = merge.merge_on
+        return params | _clause_lists(
+            merge.clauses,
+            lambda c: {"actionType": c.action, **({"predicate": c.original} if c.original else {})},
+        )
 
     def optimize_parameters(self, condition: str | None, z_order: Sequence[str]) -> dict[str, Any]:
         del condition, z_order  # delta-rs logs neither
@@ -240,7 +231,7 @@ class DeltaRsWriter:
     def add_columns(self, fields: Sequence[Mapping[str, Any]]) -> Recorded:
         return Recorded(operation="ADD COLUMN", parameters={"fields": compact_json(list(fields))})
 
-    def add_constraint(self, name: str, expr: str) -> Recorded:
+    def add_constraint(self, name: str | None, expr: str | None) -> Recorded:
         return Recorded(
             operation="ADD CONSTRAINT",
             parameters={"constraints": compact_json([{"name": name, "expr": expr}])},
