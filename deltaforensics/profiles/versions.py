@@ -3,12 +3,17 @@
 A version gets the one row of its engine whose range holds it. A new engine release that
 changes a check is a new row here (split the range it falls in), not a branch in the checker.
 Ranges are half-open, ``since`` inclusive, ``until`` exclusive, ``()``/``None`` unbounded.
+For example, a deltalake release after 1.6.6 whose delete-delete check no longer skips
+compaction removes is the delta-rs ``(1, 3)`` row split at that release, the new row setting
+``delete_delete_skips_compaction_removes=False``.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from types import MappingProxyType
 
 from deltaforensics.model.ids import IsolationLevel
 from deltaforensics.profiles.checks import (
@@ -76,75 +81,74 @@ _DELTA_RS = Profile(
 )
 _SPARK_NAME = "delta-spark {version}"
 
-ROWS: dict[str, tuple[Row, ...]] = {
-    "delta-spark": (
-        Row(until=(3, 0), label=_SPARK_NAME + " (≤3.1)", behaviour=_SPARK_31),
-        Row(
-            since=(3, 0),
-            until=(3, 1),
-            label=_SPARK_NAME + " (≤3.1)",
-            behaviour=replace(_SPARK_31, rule_order=SPARK_ORDER_30),
-        ),
-        Row(
-            since=(3, 1),
-            until=(3, 2),
-            label=_SPARK_NAME + " (≤3.1)",
-            behaviour=replace(_SPARK_31, rule_order=SPARK_ORDER_30, blind_loser_shortcut=True),
-        ),
-        Row(since=(3, 2), until=(3, 3), label=_SPARK_NAME + " (3.2–4.0)", behaviour=_SPARK_32),
-        Row(
-            since=(3, 3),
-            until=(4, 1),
-            label=_SPARK_NAME + " (3.2–4.0)",
-            behaviour=replace(_SPARK_32, identity_tolerance=True),
-        ),
-        Row(
-            since=(4, 1),
-            label=_SPARK_NAME + " (≥4.1)",
-            behaviour=replace(_SPARK_32, identity_tolerance=True, metadata_allow_list=True),
-        ),
-    ),
-    "databricks": (
-        Row(until=(14, 2), label="databricks {version}", behaviour=_DATABRICKS),
-        Row(
-            since=(14, 2),
-            label="databricks {version}",
-            behaviour=replace(_DATABRICKS, row_level_concurrency=True),
-        ),
-    ),
-    "delta-rs": (
-        Row(until=(1, 3), label="delta-rs {version}", behaviour=_DELTA_RS),
-        Row(
-            since=(1, 3),
-            label="delta-rs {version}",
-            behaviour=replace(
-                _DELTA_RS,
-                delete_read_skips_compaction_removes=True,
-                delete_delete_skips_compaction_removes=True,
+ROWS: Mapping[str, tuple[Row, ...]] = MappingProxyType(
+    {
+        "delta-spark": (
+            Row(until=(3, 0), label=_SPARK_NAME + " (≤3.1)", behaviour=_SPARK_31),
+            Row(
+                since=(3, 0),
+                until=(3, 1),
+                label=_SPARK_NAME + " (≤3.1)",
+                behaviour=replace(_SPARK_31, rule_order=SPARK_ORDER_30),
+            ),
+            Row(
+                since=(3, 1),
+                until=(3, 2),
+                label=_SPARK_NAME + " (≤3.1)",
+                behaviour=replace(_SPARK_31, rule_order=SPARK_ORDER_30, blind_loser_shortcut=True),
+            ),
+            Row(since=(3, 2), until=(3, 3), label=_SPARK_NAME + " (3.2–4.0)", behaviour=_SPARK_32),
+            Row(
+                since=(3, 3),
+                until=(4, 1),
+                label=_SPARK_NAME + " (3.2–4.0)",
+                behaviour=replace(_SPARK_32, identity_tolerance=True),
+            ),
+            Row(
+                since=(4, 1),
+                label=_SPARK_NAME + " (≥4.1)",
+                behaviour=replace(_SPARK_32, identity_tolerance=True, metadata_allow_list=True),
             ),
         ),
-    ),
-    "kernel": (
-        Row(
-            label="delta-kernel",
-            behaviour=Profile(
-                name="",
-                engine="kernel",
-                rule_order=KERNEL_ORDER,
-                checks_added_files=False,
-                checks_read_files=False,
-                blind_loser_shortcut=False,
-                writer=KERNEL,
+        "databricks": (
+            Row(until=(14, 2), label="databricks {version}", behaviour=_DATABRICKS),
+            Row(
+                since=(14, 2),
+                label="databricks {version}",
+                behaviour=replace(_DATABRICKS, row_level_concurrency=True),
             ),
         ),
-    ),
-}
-DEFAULT_VERSIONS: dict[str, tuple[int, ...]] = {
-    "delta-spark": (4, 1),
-    "databricks": (15, 4),
-    "delta-rs": (1, 6),
-    "kernel": (),
-}
+        "delta-rs": (
+            Row(until=(1, 3), label="delta-rs {version}", behaviour=_DELTA_RS),
+            Row(
+                since=(1, 3),
+                label="delta-rs {version}",
+                behaviour=replace(
+                    _DELTA_RS,
+                    delete_read_skips_compaction_removes=True,
+                    delete_delete_skips_compaction_removes=True,
+                ),
+            ),
+        ),
+        "kernel": (
+            Row(
+                label="delta-kernel",
+                behaviour=Profile(
+                    name="",
+                    engine="kernel",
+                    rule_order=KERNEL_ORDER,
+                    checks_added_files=False,
+                    checks_read_files=False,
+                    blind_loser_shortcut=False,
+                    writer=KERNEL,
+                ),
+            ),
+        ),
+    }
+)
+DEFAULT_VERSIONS: Mapping[str, tuple[int, ...]] = MappingProxyType(
+    {"delta-spark": (4, 1), "databricks": (15, 4), "delta-rs": (1, 6), "kernel": ()}
+)
 
 
 def profile_of(engine: str, version: tuple[int, ...] = ()) -> Profile:
