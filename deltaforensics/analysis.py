@@ -226,8 +226,8 @@ def analyze_loaded(
     """The analysis of an already replayed history (from the log, or from an audit's state),
     built with the cycle collector paused (:mod:`deltaforensics.model.collector`)."""
     from deltaforensics.conflicts.checker import find_races  # noqa: PLC0415
-    from deltaforensics.conflicts.profiles import profile_by_name  # noqa: PLC0415
     from deltaforensics.evidence.anomalies import find_anomalies  # noqa: PLC0415
+    from deltaforensics.profiles import profile_by_name  # noqa: PLC0415
     from deltaforensics.transactions import reconstruct_transactions  # noqa: PLC0415
 
     profile = profile_by_name(profile_name) if profile_name else None
@@ -343,8 +343,8 @@ def _attempts(
 ) -> tuple[list[dict[str, Any]], list[Any]]:
     if not specs:
         return [], []
-    from deltaforensics.conflicts.profiles import profile_by_name  # noqa: PLC0415
     from deltaforensics.evidence import attempts as att  # noqa: PLC0415
+    from deltaforensics.profiles import profile_by_name  # noqa: PLC0415
 
     out: list[dict[str, Any]] = []
     verdicts: list[Any] = []

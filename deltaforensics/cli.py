@@ -397,7 +397,7 @@ def explain(
     from deltaforensics.report.explain import explain_document  # noqa: PLC0415
 
     if profile is not None:
-        from deltaforensics.conflicts.profiles import profile_by_name  # noqa: PLC0415
+        from deltaforensics.profiles import profile_by_name  # noqa: PLC0415
 
         try:
             profile_by_name(profile)

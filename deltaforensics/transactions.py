@@ -16,7 +16,6 @@ from typing import Any, Generic, NamedTuple, TypeVar
 
 import polars as pl
 
-from deltaforensics.conflicts.profiles import Profile, parse_isolation, profile_for
 from deltaforensics.model.actions import Metadata, Protocol
 from deltaforensics.model.collector import collector_paused
 from deltaforensics.model.frames import (
@@ -35,6 +34,7 @@ from deltaforensics.predicates.partition import (
     partition_read_predicate_for,
     written_partitions_predicate,
 )
+from deltaforensics.profiles import Profile, profile_for, table_isolation
 from deltaforensics.replay import Replay
 
 _V = TypeVar("_V")
@@ -188,16 +188,7 @@ def effective_isolation(
         for level in IsolationLevel:
             if recorded.strip().lower() == level.value.lower():
                 return level, "commitInfo.isolationLevel"
-    prop = config.get("delta.isolationLevel")
-    parsed = parse_isolation(prop, profile)
-    if parsed is not None:
-        return parsed, f"table property delta.isolationLevel={prop}"
-    if prop is not None:
-        return (
-            profile.default_isolation,
-            f"{profile.engine} default (table property delta.isolationLevel={prop} is not a value {profile.engine} parses)",
-        )
-    return profile.default_isolation, f"{profile.engine} default"
+    return table_isolation(config.get("delta.isolationLevel"), profile)
 
 
 @lru_cache(maxsize=1024)
@@ -669,7 +660,7 @@ def _reads(
 
     ``written``: the partitions a dynamic partition overwrite wrote (logical names)."""
     unknown = any("not understood" in d for d in info.diagnostics)
-    if profile.engine == "delta-rs":
+    if profile.appends_read_all_files:
         return _delta_rs_reads(operation, params, info, cols, unknown)
     if recorded_blind is True:
         reason = "blind append: reads nothing" if has_adds else "no file actions: reads nothing"

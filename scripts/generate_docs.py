@@ -14,7 +14,7 @@ sys.path.insert(0, str(REPO))
 
 
 def rules_doc() -> str:
-    from deltaforensics.conflicts import profiles
+    from deltaforensics import profiles
     from deltaforensics.conflicts.registry import RULES
     from deltaforensics.evidence import anomalies
 

@@ -169,7 +169,7 @@ def _optional_str(doc: Mapping[str, Any], key: str, source: str, prefix: str) ->
 
 
 def _profile(name: str | None, key: str, source: str) -> str | None:
-    from deltaforensics.conflicts.profiles import profile_by_name  # noqa: PLC0415
+    from deltaforensics.profiles import profile_by_name  # noqa: PLC0415
 
     if name is not None:
         try:

@@ -10,11 +10,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from deltaforensics.conflicts.profiles import Profile
-from deltaforensics.conflicts.registry import rule_by_code
+from deltaforensics.conflicts.registry import rule_for
 from deltaforensics.conflicts.rule import FileHistory, Finding, RuleContext
 from deltaforensics.model.ids import IsolationLevel
 from deltaforensics.predicates.ir import TRUE
+from deltaforensics.profiles import Profile
 from deltaforensics.replay import Replay
 from deltaforensics.transactions import CHANGES_DATA, Transaction
 
@@ -52,7 +52,7 @@ def check(
     overrides: dict[str, Any] | None = None,
 ) -> Verdict:
     prof = profile or loser.profile
-    order = [rule_by_code(c) for c in prof.rule_order]
+    order = [rule_for(c) for c in prof.rule_order]
     versions = tuple(w.version for w in winners if w.version is not None)
     skipped = unchecked(loser, prof, overrides or {})
     if skipped and winners:
@@ -83,7 +83,7 @@ def check(
 
 def unchecked(loser: Transaction, profile: Profile, overrides: dict[str, Any]) -> str | None:
     """Why the engine would commit ``loser`` without running any conflict rule, or ``None``."""
-    if profile.engine == "delta-rs" and loser.read_version is not None and loser.read_version < 0:
+    if not profile.checks_create_race and loser.read_version is not None and loser.read_version < 0:
         return ("delta-rs does not check a table-creation race: it reloads the table at the "
                 "winner's version and writes its own create as the next version")  # fmt: skip
     level = overrides.get("isolation", loser.isolation)
@@ -99,7 +99,7 @@ def unchecked(loser: Transaction, profile: Profile, overrides: dict[str, Any]) -
         )
     )
     if (
-        profile.engine in ("delta-spark", "databricks")
+        profile.skips_recording_empty_commits
         and empty
         and loser.operation in CHANGES_DATA  # VACUUM START/END etc. are recorded empty
         and level is not IsolationLevel.WRITE_SERIALIZABLE

@@ -1,4 +1,8 @@
-"""Every rule, in the order Delta-Spark ≥ 3.2 runs them. Profiles pick their own order."""
+"""Every rule, in the order Delta-Spark ≥ 3.2 runs them, and the rule of each check.
+
+A profile lists the :class:`~deltaforensics.profiles.Check` values its engine runs, in its
+order; :func:`rule_for` turns each into the rule that models it.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ from deltaforensics.conflicts.rules import (
     dc011_concurrent_delete_read,
     dc012_concurrent_delete_delete,
 )
+from deltaforensics.profiles import Check
 
 RULES: tuple[Rule, ...] = (
     dc005_concurrent_write.RULE,
@@ -24,11 +29,15 @@ RULES: tuple[Rule, ...] = (
     dc011_concurrent_delete_read.RULE,
     dc012_concurrent_delete_delete.RULE,
 )
-_BY_CODE = {r.code: r for r in RULES}
+_BY_CHECK: dict[Check, Rule] = {r.delta_check: r for r in RULES}
+
+
+def rule_for(check: Check) -> Rule:
+    return _BY_CHECK[check]
 
 
 def rule_by_code(code: str) -> Rule:
     try:
-        return _BY_CODE[code.upper()]
-    except KeyError:
-        raise KeyError(f"no rule {code!r}; known: {', '.join(_BY_CODE)}") from None
+        return _BY_CHECK[Check(code.upper())]
+    except ValueError:
+        raise KeyError(f"no rule {code!r}; known: {', '.join(_BY_CHECK)}") from None

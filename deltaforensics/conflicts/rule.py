@@ -8,13 +8,13 @@ from typing import Any, Protocol, cast
 
 import polars as pl
 
-from deltaforensics.conflicts.profiles import Profile
 from deltaforensics.model.frames import partition_value_exprs
 from deltaforensics.model.ids import IsolationLevel
 from deltaforensics.model.schemas import PARTITION_VALUES
 from deltaforensics.predicates.ir import And, Predicate, column_refs, negation_normal_form
 from deltaforensics.predicates.stats import may_match_stats
 from deltaforensics.predicates.to_polars import to_polars
+from deltaforensics.profiles import Check, Profile
 from deltaforensics.transactions import Transaction
 
 MAX_LISTED = 20
@@ -47,7 +47,9 @@ class Finding:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Rule:
-    code: str
+    """The model of one of Delta's checks: ``delta_check`` names which, the profile its order."""
+
+    delta_check: Check
     name: str
     exception: str
     check: Callable[[RuleContext], Finding | None]
@@ -55,6 +57,10 @@ class Rule:
     status: str = "stable"
     since: str = "0.1.0"
     suggests: tuple[str, ...] = ()
+
+    @property
+    def code(self) -> str:
+        return self.delta_check.value
 
 
 @dataclass
@@ -142,7 +148,7 @@ class RuleContext:
         removed = lo.removed.filter(pl.col("path").is_in(candidates.implode()))
         if lo.blind or not lo.registers_read_files:
             return removed.clear()
-        if lo.operation == "OPTIMIZE" and self.profile.engine != "delta-rs":
+        if lo.operation == "OPTIMIZE" and self.profile.optimize_reads_compacted_files_only:
             return removed  # OPTIMIZE tracks exactly the files it compacts
         history = self.history
         rv = lo.read_version
@@ -150,7 +156,7 @@ class RuleContext:
             return None
         live = history.live_files_among(rv, candidates)
         pred = self.read_predicate
-        if self.profile.engine == "delta-rs":
+        if self.profile.stats_matching:
             full = lo.full_predicate
             if full is not None and not self.read_whole_table:
                 live = self.stats_match(live, full)

@@ -22,11 +22,10 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from deltaforensics.conflicts.profiles import parse_isolation
+from deltaforensics.profiles import parse_isolation
 from deltaforensics.replay import Replay
 from deltaforensics.transactions import Transaction
 
-SPARK_ENGINES = frozenset({"delta-spark", "databricks"})
 FORGEABLE = (
     "readVersion",
     "isolationLevel",
@@ -180,7 +179,7 @@ def unmarked_appends_vs_spark(txns: Sequence[Transaction]) -> list[Anomaly]:
     out: list[Anomaly] = []
     by_version = {t.version: t for t in txns if t.version is not None}
     for t in txns:
-        if t.version is None or t.profile.engine not in SPARK_ENGINES or t.blind:
+        if t.version is None or not t.profile.counts_unmarked_appends_as_changed_data or t.blind:
             continue
         if t.read_version is None or t.read_version >= t.version - 1:
             continue
@@ -188,7 +187,7 @@ def unmarked_appends_vs_spark(txns: Sequence[Transaction]) -> list[Anomaly]:
             w
             for v in range(t.read_version + 1, t.version)
             if (w := by_version.get(v)) is not None
-            and w.profile.engine in ("delta-rs", "kernel")
+            and not w.profile.marks_blind_appends
             and w.added.height
             and not w.removed.height
             and w.is_blind_append is not True
@@ -295,7 +294,7 @@ def forgeable_provenance(txns: Sequence[Transaction]) -> list[Anomaly]:
         t
         for t in txns
         if t.version is not None
-        and t.profile.engine == "delta-rs"
+        and t.profile.commit_info_from_user
         and not _PROVENANCE_KEYS.isdisjoint(t.commit_info)
     ]
     if not flagged:

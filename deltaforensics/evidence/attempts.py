@@ -22,7 +22,6 @@ failing one); :func:`read_version_at` serves ``--started-at``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -31,7 +30,6 @@ from urllib.parse import quote
 import polars as pl
 
 from deltaforensics.conflicts.checker import COMMITS, Verdict, check
-from deltaforensics.conflicts.profiles import Profile
 from deltaforensics.evidence.sql import (
     UNKNOWN,
     AlterAction,
@@ -55,6 +53,8 @@ from deltaforensics.predicates.ir import (
 from deltaforensics.predicates.parse import parse_predicate
 from deltaforensics.predicates.partition import partition_read_predicate
 from deltaforensics.predicates.stats import may_match_stats
+from deltaforensics.profiles import Profile
+from deltaforensics.profiles.writers import StatementWriter, compact_json
 from deltaforensics.replay import Replay
 from deltaforensics.transactions import Transaction, effective_isolation, reads_of
 
@@ -92,12 +92,8 @@ class _Ctx:
     confidence: str = "high"
 
     @property
-    def rs(self) -> bool:
-        return self.profile.engine == "delta-rs"
-
-    @property
-    def spark_like(self) -> bool:
-        return self.profile.engine in ("delta-spark", "databricks")
+    def writer(self) -> StatementWriter:
+        return self.profile.writer
 
     @property
     def cols(self) -> tuple[str, ...]:
@@ -190,7 +186,9 @@ def attempt_transaction(
         read_predicate, full_predicate, whole, registers, reason, confidence = _self_read(ctx, plan)
     ctx.lower(confidence)
     isolation, isolation_source = effective_isolation(
-        plan.recorded_isolation if ctx.spark_like else None, md.configuration, profile
+        plan.recorded_isolation if ctx.writer.records_isolation_level else None,
+        md.configuration,
+        profile,
     )
     domains = replay.domains_at(read_version)
     config = md.configuration
@@ -261,10 +259,6 @@ def _check_read_version(replay: Replay, read_version: int) -> None:
 
 
 # --- estimating writes ------------------------------------------------------------------------
-
-
-def _json(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"))
 
 
 def _predicate(text: str | None) -> Predicate:
@@ -371,7 +365,7 @@ def _partition_only(ctx: _Ctx, condition: str | None) -> bool:
 
 
 def _partition_by(ctx: _Ctx) -> str:
-    return _json(list(ctx.cols))
+    return compact_json(list(ctx.cols))
 
 
 def _equalities(values: Mapping[str, str | None]) -> str:
@@ -416,7 +410,7 @@ def _insert(ctx: _Ctx, replace_where: str | None, mode: str | None) -> _Plan:
         plan.recorded_blind = False
     else:
         plan.recorded_blind = not stmt.reads_target
-        if stmt.reads_target and not ctx.rs:
+        if stmt.reads_target and not ctx.profile.appends_read_all_files:
             plan.self_read = stmt.self_read_condition or ""
     if partitions is None:
         # where an append or a static overwrite writes cannot change whether it commits (it reads
@@ -429,11 +423,8 @@ def _insert(ctx: _Ctx, replace_where: str | None, mode: str | None) -> _Plan:
         partitions = [dict.fromkeys(ctx.cols)]
         stats = [None]
     plan.added = list(zip(partitions, stats, strict=True))
-    if ctx.rs:
-        plan.params = {k: v if isinstance(v, str) else _json(v) for k, v in params.items()}
-        plan.recorded_blind = None
-    elif ctx.profile.engine == "kernel":
-        plan.recorded_blind = False
+    plan.params = ctx.writer.operation_parameters(params)
+    plan.recorded_blind = ctx.writer.recorded_blind(plan.recorded_blind is True)
     return plan
 
 
@@ -452,7 +443,7 @@ def _dynamic_overwrite(
         plan.removed = _removed_frame(ctx, ctx.live, True)
         return
     condition = " OR ".join(f"({_equalities(p)})" for p in partitions)
-    if ctx.rs:
+    if not ctx.writer.dynamic_partition_overwrite:
         ctx.notes.append(
             "delta-rs has no dynamic partition overwrite; modelled as write_deltalake("
             f"mode='overwrite', predicate=\"{condition}\")"
@@ -568,7 +559,7 @@ def _stats(ctx: _Ctx, rows: list[dict[str, Value]]) -> str | None:
             mins[name], maxs[name] = min(texts), max(texts)
         elif numbers and len(numbers) == len(present):
             mins[name], maxs[name] = min(numbers), max(numbers)
-    return _json(
+    return compact_json(
         {"numRecords": len(rows), "minValues": mins, "maxValues": maxs, "nullCount": nulls}
     )
 
@@ -578,19 +569,12 @@ def _requalified(ctx: _Ctx, condition: str) -> str:
     return normalise_condition(condition, ctx.stmt.table)
 
 
-def _spark_predicates(condition: str | None) -> str:
-    return _json([condition] if condition else [])
-
-
 def _delete_or_update(ctx: _Ctx) -> _Plan:
     stmt = ctx.stmt
     cond = stmt.condition
     removed = _match(ctx, cond)
-    if ctx.rs:
-        params: dict[str, Any] = {"predicate": cond} if cond else {}
-    else:
-        params = {"predicate": _spark_predicates(cond)}
-    plan = _Plan(stmt.kind, params, recorded_blind=None if ctx.rs else False)
+    params = ctx.writer.condition_parameters(cond)
+    plan = _Plan(stmt.kind, params, recorded_blind=ctx.writer.recorded_blind(False))
     plan.removed = _removed_frame(ctx, removed, True)
     metadata_only = stmt.kind == "DELETE" and _partition_only(ctx, cond)
     plan.added = [] if metadata_only else _rewrites(ctx, removed)
@@ -606,35 +590,10 @@ def _delete_or_update(ctx: _Ctx) -> _Plan:
 def _merge(ctx: _Ctx) -> _Plan:
     stmt = ctx.stmt
     rewrites = stmt.has_matched or stmt.has_not_matched_by_source
-    if ctx.rs:
-        params: dict[str, Any] = {}
-        if stmt.target_only_on and not stmt.has_not_matched_by_source:
-            # delta-rs (streamed execution, the default) derives its read predicate from the ON
-            # conjuncts over target columns only; with NOT MATCHED BY SOURCE it derives none
-            params["predicate"] = stmt.target_only_on
-        params["mergePredicate"] = stmt.merge_on
-        for key, kind in _CLAUSE_KEYS:
-            params[key] = _json(
-                [
-                    {"actionType": c.action, **({"predicate": c.original} if c.original else {})}
-                    for c in stmt.clauses
-                    if c.kind == kind
-                ]
-            )
-        removal = None if stmt.has_not_matched_by_source else stmt.target_only_on
-    else:
-        params = {"predicate": _spark_predicates(stmt.condition)}
-        for key, kind in _CLAUSE_KEYS:
-            params[key] = _json(
-                [
-                    {"actionType": c.action, **({"predicate": c.condition} if c.condition else {})}
-                    for c in stmt.clauses
-                    if c.kind == kind
-                ]
-            )
-        removal = None if stmt.has_not_matched_by_source else stmt.target_only_on
+    params = ctx.writer.merge_parameters(stmt)
+    removal = None if stmt.has_not_matched_by_source else stmt.target_only_on
     removed = _match(ctx, removal) if rewrites else ctx.live.clear()
-    plan = _Plan("MERGE", params, recorded_blind=None if ctx.rs else False)
+    plan = _Plan("MERGE", params, recorded_blind=ctx.writer.recorded_blind(False))
     plan.removed = _removed_frame(ctx, removed, True)
     plan.added = _rewrites(ctx, removed)
     if stmt.has_not_matched:
@@ -642,13 +601,6 @@ def _merge(ctx: _Ctx) -> _Plan:
         if inserted not in [p for p, _ in plan.added]:
             plan.added.append((inserted, None))
     return plan
-
-
-_CLAUSE_KEYS = (
-    ("matchedPredicates", "matched"),
-    ("notMatchedPredicates", "not_matched"),
-    ("notMatchedBySourcePredicates", "not_matched_by_source"),
-)
 
 
 def _merge_insert_partitions(ctx: _Ctx) -> dict[str, str | None]:
@@ -685,14 +637,10 @@ def _optimize(ctx: _Ctx) -> _Plan:
             counts[k] = counts.get(k, 0) + 1
         keep = [i for i, k in enumerate(keys) if counts[k] > 1]
         candidates = candidates[keep] if keep else candidates.clear()
-    if ctx.rs:
-        params: dict[str, Any] = {"predicate": "[]", "targetSize": "104857600"}
-    else:
-        params = {"predicate": _spark_predicates(cond), "zOrderBy": _json(list(stmt.zorder))}
     plan = _Plan(
         "OPTIMIZE",
-        params,
-        recorded_blind=None if ctx.rs else False,
+        ctx.writer.optimize_parameters(cond, stmt.zorder),
+        recorded_blind=ctx.writer.recorded_blind(False),
         recorded_isolation=IsolationLevel.SNAPSHOT_ISOLATION.value,
         data_change=False,
     )
@@ -730,12 +678,7 @@ def _alter(ctx: _Ctx) -> _Plan:
             ctx.lower("medium", f"ALTER TABLE action {a.text[:60]!r} modelled as a metadata change")
     plan.change_keys = tuple(sorted(set(keys)))
     reads = any(a.kind == "add_constraint" for a in actions)
-    if ctx.rs:
-        plan.recorded_blind = None
-    elif ctx.profile.engine == "kernel":
-        plan.recorded_blind = False
-    else:
-        plan.recorded_blind = not reads  # DDL commits are logged as blind appends (A.3)
+    plan.recorded_blind = ctx.writer.recorded_blind(not reads)  # DDL is a blind append (A.3)
     return plan
 
 
@@ -755,24 +698,22 @@ def _enables_feature(key: str, value: str, features: set[str]) -> bool:
 def _alter_operation(ctx: _Ctx, a: AlterAction) -> tuple[str, dict[str, Any]]:
     if a.kind == "add_columns":
         fields = [{"name": n, "type": t, "nullable": True, "metadata": {}} for n, t in a.columns]
-        if ctx.rs:
-            return "ADD COLUMN", {"fields": _json(fields)}
-        return "ADD COLUMNS", {"columns": _json([{"column": f} for f in fields])}
+        added = ctx.writer.add_columns(fields)
+        return added.operation, added.parameters
     if a.kind == "set_properties":
-        return "SET TBLPROPERTIES", {"properties": _json(dict(a.properties))}
+        return "SET TBLPROPERTIES", {"properties": compact_json(dict(a.properties))}
     if a.kind == "unset_properties":
         return "UNSET TBLPROPERTIES", {
-            "properties": _json([k for k, _ in a.properties]),
+            "properties": compact_json([k for k, _ in a.properties]),
             "ifExists": "false",
         }
     if a.kind == "add_constraint":
-        if ctx.rs:
-            return "ADD CONSTRAINT", {"constraints": _json([{"name": a.name, "expr": a.expr}])}
-        return "ADD CONSTRAINT", {"name": a.name, "expr": a.expr}
+        constraint = ctx.writer.add_constraint(a.name, a.expr)
+        return constraint.operation, constraint.parameters
     if a.kind == "drop_constraint":
         return "DROP CONSTRAINT", {"name": a.name, "existed": "true"}
     if a.kind == "drop_columns":
-        return "DROP COLUMNS", {"columns": _json([n for n, _ in a.columns])}
+        return "DROP COLUMNS", {"columns": compact_json([n for n, _ in a.columns])}
     if a.kind == "rename_column":
         return "RENAME COLUMN", {"oldColumnPath": a.columns[0][0] if a.columns else ""}
     if a.kind == "change_column":
@@ -781,35 +722,26 @@ def _alter_operation(ctx: _Ctx, a: AlterAction) -> tuple[str, dict[str, Any]]:
 
 
 def _truncate(ctx: _Ctx) -> _Plan:
-    if ctx.rs:
-        ctx.notes.append(
-            "delta-rs has no TRUNCATE: modelled as DeltaTable.delete() without a predicate"
-        )
-        plan = _Plan("DELETE", {}, recorded_blind=None)
-    else:
-        plan = _Plan("TRUNCATE", {}, recorded_blind=False)
+    recorded = ctx.writer.truncate()
+    if recorded.note:
+        ctx.notes.append(recorded.note)
+    plan = _Plan(
+        recorded.operation, recorded.parameters, recorded_blind=ctx.writer.recorded_blind(False)
+    )
     plan.removed = _removed_frame(ctx, ctx.live, True)
     return plan
 
 
 def _replace(ctx: _Ctx) -> _Plan:
     stmt = ctx.stmt
-    if ctx.rs:
-        plan = _Plan("CREATE OR REPLACE TABLE", {"mode": "Overwrite"}, recorded_blind=None)
-    else:
-        name = f"{stmt.replace_keyword} TABLE{' AS SELECT' if stmt.has_query else ''}"
-        plan = _Plan(
-            name,
-            {
-                "isManaged": "false",
-                "description": None,
-                "partitionBy": _json(
-                    list(stmt.partition_by if stmt.partition_by is not None else ctx.cols)
-                ),
-                "properties": "{}",
-            },
-            recorded_blind=False,
-        )
+    recorded = ctx.writer.replace_table(
+        keyword=stmt.replace_keyword,
+        has_query=stmt.has_query,
+        partition_by=stmt.partition_by if stmt.partition_by is not None else ctx.cols,
+    )
+    plan = _Plan(
+        recorded.operation, recorded.parameters, recorded_blind=ctx.writer.recorded_blind(False)
+    )
     plan.removed = _removed_frame(ctx, ctx.live, True)
     plan.changes_metadata = True
     plan.change_other = True
@@ -892,13 +824,13 @@ def check_attempt(
     profile = attempt.profile
     if writes_nothing(attempt):
         elided = (
-            profile.engine == "delta-rs"
+            profile.elides_empty_commits
             or attempt.isolation is not IsolationLevel.WRITE_SERIALIZABLE
         )
         if elided:
             who = (
-                "delta-rs writes no commit"
-                if profile.engine == "delta-rs"
+                f"{profile.engine} writes no commit"
+                if profile.elides_empty_commits
                 else f"{profile.engine} skips recording an empty {attempt.isolation.value} commit"
             )
             return Verdict(

@@ -214,7 +214,7 @@ def _merge(transactions: Sequence[Transaction], facts: TableFacts) -> str | None
         "from each batch (SELECT DISTINCT of the partition column of the source) and inline it:\n"
         "-- Delta prunes only on literal conjuncts on partition columns, not on join columns"
     )
-    if last.profile.engine == "delta-rs":
+    if not last.profile.sql_statements:
         return (
             f"# {last.name} touched {', '.join(_part(r) for r in touched)}\n"
             f'dt.merge(source, predicate={on!r}, source_alias="s", target_alias="t")'

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from deltaforensics.conflicts.profiles import Profile, parse_isolation
 from deltaforensics.model.diagnostics import Diagnostic, info, warning
 from deltaforensics.model.ids import IsolationLevel
+from deltaforensics.profiles import Profile, parse_isolation
 from deltaforensics.replay import Replay
 from deltaforensics.transactions import Transaction
 from deltaforensics.whatif.layout import Layout, Relabeler, certain_values
@@ -246,11 +246,11 @@ def _isolation(
 ) -> None:
     value = change.level
     parsed = {p: parse_isolation(value, p) for p in committing_profiles(transactions)}
-    by_engine = sorted({p.engine for p, level in parsed.items() if level is None})
-    for engine in by_engine:
+    unparsed = {p.engine: p for p, level in parsed.items() if level is None}
+    for engine in sorted(unparsed):
         hint = (
             " (delta-rs parses camelCase only: use 'writeSerializable', which Spark also accepts)"
-            if engine == "delta-rs"
+            if unparsed[engine].camel_case_isolation_only
             else ""
         )
         diags.append(
@@ -322,7 +322,7 @@ def _writers_exist(
         mine = by_writer.get(change.writer, ())
         if mine and not any(is_pure_append(t) for t in mine):
             diags.append(warning("W603", f"{change.writer} made no pure append to mark as blind"))
-        if any(t.profile.engine == "kernel" for t in mine):
+        if any(not t.profile.can_mark_blind_appends for t in mine):
             diags.append(
                 warning(
                     "W603", "Kernel-Java always records isBlindAppend=false; it cannot be marked"

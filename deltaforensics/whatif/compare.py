@@ -363,7 +363,7 @@ def _undoes(change: str, original: Transaction) -> bool:
         return (
             original.read_whole_table
             or isinstance(pred, TrueExpr)
-            or (not original.partition_columns and original.profile.engine != "delta-rs")
+            or (not original.partition_columns and not original.profile.stats_matching)
         )
     if change == "no-row-level-concurrency":
         return not (

@@ -17,9 +17,9 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from deltaforensics.conflicts.checker import COMMITS
-from deltaforensics.conflicts.profiles import parse_isolation
 from deltaforensics.model.ids import IsolationLevel, Severity
 from deltaforensics.predicates.ir import column_refs
+from deltaforensics.profiles import parse_isolation
 from deltaforensics.transactions import Transaction
 from deltaforensics.whatif.advice import TableFacts, apply_text, isolation_value
 from deltaforensics.whatif.assess import committing_profiles, rlc_engines, statistics_to_read
@@ -132,10 +132,10 @@ def candidates(
         {
             named.get(id(t)) or writer_of(t)  # the evaluation has named every participant
             for t in txns
-            if t.profile.engine == "delta-rs" and t.is_blind_append is None and is_pure_append(t)
+            if t.profile.commit_info_from_user and t.is_blind_append is None and is_pure_append(t)
         }
     )
-    if rs_appenders and any(t.profile.engine != "delta-rs" for t in txns if not t.blind):
+    if rs_appenders and any(not t.profile.commit_info_from_user for t in txns if not t.blind):
         out += [MarkBlindAppends(w) for w in rs_appenders]
     return out
 

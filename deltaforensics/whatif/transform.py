@@ -22,7 +22,6 @@ from typing import Any
 import polars as pl
 
 from deltaforensics.conflicts.checker import COMMITS, Verdict, check
-from deltaforensics.conflicts.profiles import parse_isolation
 from deltaforensics.conflicts.rule import FileHistory
 from deltaforensics.model.frames import partition_value_exprs
 from deltaforensics.model.ids import IsolationLevel
@@ -35,6 +34,7 @@ from deltaforensics.predicates.partition import (
     written_partitions_predicate,
 )
 from deltaforensics.predicates.to_polars import to_polars
+from deltaforensics.profiles import parse_isolation
 from deltaforensics.replay import Replay
 from deltaforensics.transactions import Transaction
 from deltaforensics.whatif.layout import UNKNOWN, Layout, Relabeler
@@ -246,7 +246,7 @@ def new_read_predicate(t: Transaction, columns: Sequence[str]) -> Predicate | No
         return None
     if t.read_whole_table:
         return TRUE
-    if t.profile.engine == "delta-rs":
+    if t.profile.stats_matching:
         if t.full_predicate is None:
             return t.read_predicate
         return partition_read_predicate(t.full_predicate, columns).predicate
@@ -260,7 +260,7 @@ def _write_filter(t: Transaction, columns: Sequence[str], read: Predicate | None
     """The partitions ``t`` writes are those it reads (intersected with its files' ranges)."""
     if t.blind or read is None:
         return TRUE
-    if t.profile.engine == "delta-rs":
+    if t.profile.stats_matching:
         if t.full_predicate is None or t.read_whole_table:
             return TRUE
         op = t.operation
@@ -333,7 +333,7 @@ def explicit_predicates(t: Transaction, operations: Sequence[str]) -> Transactio
     if not touched:
         return t
     literal = written_partitions_predicate(touched)
-    if t.profile.engine == "delta-rs":
+    if t.profile.stats_matching:
         full = (
             literal
             if t.read_whole_table or t.full_predicate is None
@@ -373,7 +373,7 @@ def is_pure_append(t: Transaction) -> bool:
         and not t.changes_metadata
         and (
             t.read_predicate is None
-            or (t.profile.engine == "delta-rs" and t.full_predicate is None)
+            or (t.profile.appends_read_all_files and t.full_predicate is None)
         )
         and str(t.parameters.get("mode") or t.parameters.get("outputMode") or "Append").lower()
         == "append"

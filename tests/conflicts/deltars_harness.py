@@ -20,7 +20,7 @@ from deltalake.exceptions import CommitFailedError
 
 from deltaforensics.analysis import load, open_store
 from deltaforensics.conflicts.checker import check
-from deltaforensics.conflicts.profiles import delta_rs
+from deltaforensics.profiles import delta_rs
 from deltaforensics.transactions import reconstruct_transactions
 
 Op = Callable[[DeltaTable, str], Any]

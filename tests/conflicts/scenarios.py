@@ -26,8 +26,8 @@ from typing import Any, Protocol
 
 from deltaforensics.analysis import load, open_store
 from deltaforensics.conflicts.checker import Verdict, check
-from deltaforensics.conflicts.profiles import Profile, databricks, delta_rs, delta_spark
 from deltaforensics.model.ids import IsolationLevel
+from deltaforensics.profiles import Profile, databricks, delta_rs, delta_spark
 from deltaforensics.replay import Replay
 from deltaforensics.testing import LogBuilder
 from deltaforensics.transactions import Transaction, reconstruct_transactions

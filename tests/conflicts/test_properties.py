@@ -23,9 +23,9 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from deltaforensics.conflicts.checker import COMMITS, check
-from deltaforensics.conflicts.profiles import Profile, databricks, delta_rs, delta_spark
 from deltaforensics.conflicts.rule import Finding
 from deltaforensics.model.ids import IsolationLevel
+from deltaforensics.profiles import Profile, databricks, delta_rs, delta_spark
 from deltaforensics.testing import LogBuilder
 from deltaforensics.transactions import CHANGES_DATA
 from tests.conflicts.scenarios import COLUMNS, RS, U_COLUMNS, A, B, C, Variant, load_race, rewrite

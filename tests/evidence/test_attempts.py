@@ -18,7 +18,6 @@ import polars as pl
 import pytest
 
 from deltaforensics.analysis import load, open_store
-from deltaforensics.conflicts.profiles import databricks, delta_rs, delta_spark, profile_by_name
 from deltaforensics.evidence.attempts import (
     attempt_to_dict,
     attempt_transaction,
@@ -28,6 +27,7 @@ from deltaforensics.evidence.attempts import (
     writes_nothing,
 )
 from deltaforensics.evidence.sql import UNKNOWN, parse_statement
+from deltaforensics.profiles import databricks, delta_rs, delta_spark, profile_by_name
 from deltaforensics.replay import Replay
 from deltaforensics.report.validate import load_schema
 from deltaforensics.testing import LogBuilder

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from deltaforensics.analysis import analyze, open_store
-from deltaforensics.conflicts.profiles import delta_spark
 from deltaforensics.evidence.attempts import attempt_transaction
+from deltaforensics.profiles import delta_spark
 from deltaforensics.report.explain import explain_document
 from deltaforensics.report.to_rich import render_explain
 from deltaforensics.testing import LogBuilder

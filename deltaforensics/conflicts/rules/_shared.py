@@ -12,7 +12,7 @@ DML = frozenset({"UPDATE", "DELETE", "MERGE"})
 
 def databricks_tolerates(ctx: RuleContext) -> str | None:
     """Why Databricks would not raise a file-level conflict here, or ``None``."""
-    if ctx.profile.engine != "databricks":
+    if not (ctx.profile.dv_optimize_tolerance or ctx.profile.row_level_concurrency):
         return None
     w, lo = ctx.winner, ctx.loser
     if ctx.profile.dv_optimize_tolerance and lo.has_deletion_vectors:
@@ -42,8 +42,10 @@ def same_rows(ctx: RuleContext) -> bool:
     return a is not None and a == b and a != TRUE
 
 
-def winner_removes(ctx: RuleContext) -> pl.DataFrame:
+def winner_removes(ctx: RuleContext, *, skip_compaction: bool) -> pl.DataFrame:
+    """The winner's removes a file-level check compares; ``skip_compaction``: the profile's
+    check ignores ``dataChange=false`` removes (compaction)."""
     removes = ctx.winner.removed
-    if ctx.profile.data_change_removes_only and removes.height:
+    if skip_compaction and removes.height:
         removes = removes.filter(pl.col("data_change").fill_null(True))
     return removes

@@ -22,6 +22,7 @@ fails when both carry a protocol, or the winner needs a higher reader or lower w
 from __future__ import annotations
 
 from deltaforensics.conflicts.rule import Finding, Rule, RuleContext
+from deltaforensics.profiles import Check
 
 
 def check(ctx: RuleContext) -> Finding | None:
@@ -39,7 +40,7 @@ def check(ctx: RuleContext) -> Finding | None:
             exception="ProtocolChangedException",
             reason=f"v{w.version} ({w.operation}) and this transaction both change the protocol{extra}",
         )
-    if ctx.profile.engine == "delta-rs":
+    if ctx.profile.protocol_compared_by_versions:
         return Finding(
             code="DC001",
             exception="ProtocolChangedException",
@@ -57,7 +58,7 @@ def check(ctx: RuleContext) -> Finding | None:
 
 
 RULE = Rule(
-    code="DC001",
+    delta_check=Check.PROTOCOL_CHANGED,
     name="protocol-changed",
     exception="ProtocolChangedException",
     check=check,

@@ -25,6 +25,7 @@ delta-rs, fails.
 from __future__ import annotations
 
 from deltaforensics.conflicts.rule import Finding, Rule, RuleContext
+from deltaforensics.profiles import Check
 from deltaforensics.transactions import Transaction
 
 # Allow-listed keys (≥ 4.1) and the changes Delta accepts for each: None = any value,
@@ -46,16 +47,15 @@ def check(ctx: RuleContext) -> Finding | None:
     what = ", ".join(w.metadata_change_keys[:5]) or "schema or layout"
     if lo.changes_metadata:
         return _fail(w, f"v{w.version} ({w.operation}) and this transaction both change metadata")
-    if profile.engine in ("delta-spark", "databricks"):
-        if w.identity_only_metadata and profile.identity_tolerance:
-            return None  # OSS >= 3.3; Databricks documents no concurrency on identity tables
-        if (
-            profile.metadata_allow_list
-            and not w.metadata_change_other
-            and w.metadata_change_keys
-            and all(_allowed(w, k) for k in w.metadata_change_keys)
-        ):
-            return None
+    if w.identity_only_metadata and profile.identity_tolerance:
+        return None  # OSS >= 3.3; Databricks documents no concurrency on identity tables
+    if (
+        profile.metadata_allow_list
+        and not w.metadata_change_other
+        and w.metadata_change_keys
+        and all(_allowed(w, k) for k in w.metadata_change_keys)
+    ):
+        return None
     return _fail(w, f"v{w.version} ({w.operation}) changed table metadata ({what})")
 
 
@@ -80,7 +80,7 @@ def _fail(_winner: object, reason: str) -> Finding:
 
 
 RULE = Rule(
-    code="DC002",
+    delta_check=Check.METADATA_CHANGED,
     name="metadata-changed",
     exception="MetadataChangedException",
     check=check,

@@ -20,6 +20,7 @@ Domain metadata is table-level state; two writers setting one domain cannot both
 from __future__ import annotations
 
 from deltaforensics.conflicts.rule import Finding, Rule, RuleContext
+from deltaforensics.profiles import Check
 
 
 def check(ctx: RuleContext) -> Finding | None:
@@ -35,7 +36,7 @@ def check(ctx: RuleContext) -> Finding | None:
 
 
 RULE = Rule(
-    code="DC003",
+    delta_check=Check.DOMAIN_METADATA,
     name="domain-metadata-conflict",
     exception="ConcurrentTransactionException",
     check=check,

@@ -21,6 +21,7 @@ advanced it makes the current batch a duplicate.
 from __future__ import annotations
 
 from deltaforensics.conflicts.rule import Finding, Rule, RuleContext
+from deltaforensics.profiles import Check
 
 
 def check(ctx: RuleContext) -> Finding | None:
@@ -36,7 +37,7 @@ def check(ctx: RuleContext) -> Finding | None:
 
 
 RULE = Rule(
-    code="DC004",
+    delta_check=Check.CONCURRENT_TRANSACTION,
     name="concurrent-transaction",
     exception="ConcurrentTransactionException",
     check=check,

@@ -20,6 +20,7 @@ winner makes it throw `ConcurrentWriteException` with the winner's commitInfo.
 from __future__ import annotations
 
 from deltaforensics.conflicts.rule import Finding, Rule, RuleContext
+from deltaforensics.profiles import Check
 
 
 def check(ctx: RuleContext) -> Finding | None:
@@ -34,7 +35,7 @@ def check(ctx: RuleContext) -> Finding | None:
 
 
 RULE = Rule(
-    code="DC005",
+    delta_check=Check.CONCURRENT_WRITE,
     name="concurrent-write",
     exception="ConcurrentWriteException",
     check=check,

@@ -32,12 +32,17 @@ from deltaforensics.conflicts.rule import Finding, Rule, RuleContext, hint, part
 from deltaforensics.conflicts.rules._shared import databricks_tolerates
 from deltaforensics.model.ids import IsolationLevel
 from deltaforensics.model.schemas import PARTITION_VALUES
+from deltaforensics.profiles import Check
 
 
 def check(ctx: RuleContext) -> Finding | None:
     w, lo, profile = ctx.winner, ctx.loser, ctx.profile
     adds = w.added
-    if not profile.checks_added_files or adds.is_empty() or lo.blind:
+    if (
+        not profile.checks_added_files
+        or adds.is_empty()
+        or (lo.blind and profile.blind_loser_shortcut)
+    ):
         return None
     iso = ctx.isolation
     if iso is IsolationLevel.SNAPSHOT_ISOLATION:
@@ -47,7 +52,7 @@ def check(ctx: RuleContext) -> Finding | None:
     if databricks_tolerates(ctx):
         return None
     confidence = lo.confidence
-    if profile.engine == "delta-rs":
+    if profile.stats_matching:
         if ctx.read_whole_table:
             hits = adds
         elif lo.full_predicate is None:
@@ -86,7 +91,7 @@ def check(ctx: RuleContext) -> Finding | None:
 
 
 RULE = Rule(
-    code="DC010",
+    delta_check=Check.CONCURRENT_APPEND,
     name="concurrent-append",
     exception="ConcurrentAppendException",
     check=check,

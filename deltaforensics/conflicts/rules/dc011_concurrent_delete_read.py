@@ -25,13 +25,14 @@ import polars as pl
 
 from deltaforensics.conflicts.rule import Finding, Rule, RuleContext, hint, partitions_of, paths
 from deltaforensics.conflicts.rules._shared import databricks_tolerates, winner_removes
+from deltaforensics.profiles import Check
 
 
 def check(ctx: RuleContext) -> Finding | None:
     w, lo = ctx.winner, ctx.loser
     if not ctx.profile.checks_read_files or lo.blind:
         return None
-    removes = winner_removes(ctx)
+    removes = winner_removes(ctx, skip_compaction=ctx.profile.delete_read_skips_compaction_removes)
     if removes.is_empty() or databricks_tolerates(ctx):
         return None
     if ctx.read_whole_table:
@@ -66,7 +67,7 @@ def check(ctx: RuleContext) -> Finding | None:
 
 
 RULE = Rule(
-    code="DC011",
+    delta_check=Check.CONCURRENT_DELETE_READ,
     name="concurrent-delete-read",
     exception="ConcurrentDeleteReadException",
     check=check,

@@ -28,11 +28,14 @@ import polars as pl
 
 from deltaforensics.conflicts.rule import Finding, Rule, RuleContext, hint, partitions_of, paths
 from deltaforensics.conflicts.rules._shared import databricks_tolerates, winner_removes
+from deltaforensics.profiles import Check
 
 
 def check(ctx: RuleContext) -> Finding | None:
     w, lo = ctx.winner, ctx.loser
-    removes = winner_removes(ctx)
+    removes = winner_removes(
+        ctx, skip_compaction=ctx.profile.delete_delete_skips_compaction_removes
+    )
     if removes.is_empty() or lo.removed.is_empty() or databricks_tolerates(ctx):
         return None
     hits = removes.filter(pl.col("path").is_in(lo.removed["path"].implode()))
@@ -51,7 +54,7 @@ def check(ctx: RuleContext) -> Finding | None:
 
 
 RULE = Rule(
-    code="DC012",
+    delta_check=Check.CONCURRENT_DELETE_DELETE,
     name="concurrent-delete-delete",
     exception="ConcurrentDeleteDeleteException",
     check=check,

@@ -1,0 +1,83 @@
+"""The behaviour of one engine version's conflict checker and commit writer, as named fields.
+
+Every difference between engines that the checker, the transaction reconstruction, the attempt
+simulator, anomalies and what-if need is a field here, set per version range in
+:mod:`deltaforensics.profiles.versions`. Code asks the field that says what differs
+(``profile.stats_matching``), never which engine it is; ``engine`` and ``name`` are labels
+for reports.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from deltaforensics.model.ids import IsolationLevel
+from deltaforensics.profiles.checks import Check
+from deltaforensics.profiles.writers import SPARK, BlindAppendFlag, StatementWriter
+
+SPARK_ISOLATION_SPELLINGS = (
+    ("Serializable", IsolationLevel.SERIALIZABLE),
+    ("WriteSerializable", IsolationLevel.WRITE_SERIALIZABLE),
+)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Profile:
+    name: str
+    engine: str  # a label for reports; branch on the fields below instead
+    version: tuple[int, ...] = ()
+    inferred: bool = True  # chosen from commitInfo, not forced by --profile
+
+    # -- the conflict checker ----------------------------------------------------------------
+    rule_order: tuple[Check, ...] = ()  # the checks it runs, in its order
+    checks_create_race: bool = True  # delta-rs reloads at the winner's create and writes next
+    skips_recording_empty_commits: bool = False  # Spark: skipRecordingEmptyCommits
+    protocol_compared_by_versions: bool = False  # delta-rs: reader/writer versions, not features
+    metadata_allow_list: bool = False  # OSS >= 4.1 lets allow-listed property changes pass
+    identity_tolerance: bool = False  # OSS >= 3.3 lets identity-high-water-mark winners pass
+    row_level_concurrency: bool = False  # Databricks >= 14.2 on DV tables w/o partitions, liquid
+    dv_optimize_tolerance: bool = False  # Databricks: OPTIMIZE vs DML on DV tables only with ZORDER
+    checks_added_files: bool = True  # Kernel-Java does no added/read-file checks
+    checks_read_files: bool = True
+    blind_loser_shortcut: bool = (
+        True  # Spark >= 3.1: a blind-append loser skips the added-files check
+    )
+    # delta-rs >= python-v1.3.0 ignores dataChange=false removes, per check
+    delete_read_skips_compaction_removes: bool = False
+    delete_delete_skips_compaction_removes: bool = False
+    counts_unmarked_appends_as_changed_data: bool = False  # Spark: adds without isBlindAppend=true
+
+    # -- what it read ------------------------------------------------------------------------
+    stats_matching: bool = False  # delta-rs matches files to its predicate by min/max stats
+    appends_read_all_files: bool = False  # delta-rs: no predicate => every file counts as read
+    optimize_reads_compacted_files_only: bool = True  # delta-rs OPTIMIZE reads its whole snapshot
+
+    # -- isolation levels --------------------------------------------------------------------
+    default_isolation: IsolationLevel = IsolationLevel.SERIALIZABLE
+    isolation_spellings: tuple[tuple[str, IsolationLevel], ...] = SPARK_ISOLATION_SPELLINGS
+    camel_case_isolation_only: bool = False  # only these exact spellings (else any case)
+
+    # -- what it writes ----------------------------------------------------------------------
+    writer: StatementWriter = SPARK
+    elides_empty_commits: bool = (
+        False  # delta-rs writes no commit for a statement that changes nothing
+    )
+    commit_info_from_user: bool = False  # delta-rs copies caller-given keys into commitInfo
+    sql_statements: bool = True  # users write its statements as SQL (delta-rs: Python calls)
+
+    @property
+    def label(self) -> str:
+        return self.name
+
+    @property
+    def marks_blind_appends(self) -> bool:
+        """Whether its own appends record ``isBlindAppend=true``."""
+        return self.writer.blind_append_flag is BlindAppendFlag.RECORDED
+
+    @property
+    def can_mark_blind_appends(self) -> bool:
+        """Whether its appends can carry ``isBlindAppend=true``, by itself or by the caller."""
+        return self.marks_blind_appends or self.commit_info_from_user
+
+    def forced(self) -> Profile:
+        return replace(self, inferred=False)

@@ -1,0 +1,207 @@
+"""Which behaviour each engine version has: a table of (engine, version range) -> profile.
+
+A version gets the one row of its engine whose range holds it. A new engine release that
+changes a check is a new row here (split the range it falls in), not a branch in the checker.
+Ranges are half-open, ``since`` inclusive, ``until`` exclusive, ``()``/``None`` unbounded.
+For example, a deltalake release after 1.6.6 whose delete-delete check no longer skips
+compaction removes is the delta-rs ``(1, 3)`` row split at that release, the new row setting
+``delete_delete_skips_compaction_removes=False``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from types import MappingProxyType
+
+from deltaforensics.model.ids import IsolationLevel
+from deltaforensics.profiles.checks import (
+    DELTA_RS_ORDER,
+    KERNEL_ORDER,
+    SPARK_ORDER_30,
+    SPARK_ORDER_32,
+    SPARK_ORDER_OLD,
+)
+from deltaforensics.profiles.profile import Profile
+from deltaforensics.profiles.writers import DELTA_RS, KERNEL
+
+ENGINES = ("delta-spark", "databricks", "delta-rs", "kernel")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Row:
+    """One engine's behaviour over a range of its versions; ``label`` formats the profile name
+    (``{version}`` is the dotted version)."""
+
+    since: tuple[int, ...] = ()
+    until: tuple[int, ...] | None = None
+    label: str
+    behaviour: Profile
+
+    def holds(self, version: tuple[int, ...]) -> bool:
+        return version >= self.since and (self.until is None or version < self.until)
+
+
+_SPARK_31 = Profile(
+    name="",
+    engine="delta-spark",
+    rule_order=SPARK_ORDER_OLD,
+    skips_recording_empty_commits=True,
+    counts_unmarked_appends_as_changed_data=True,
+    blind_loser_shortcut=False,
+)
+_SPARK_32 = replace(_SPARK_31, rule_order=SPARK_ORDER_32, blind_loser_shortcut=True)
+_DATABRICKS = replace(
+    _SPARK_32,
+    engine="databricks",
+    default_isolation=IsolationLevel.WRITE_SERIALIZABLE,
+    dv_optimize_tolerance=True,
+)
+_DELTA_RS = Profile(
+    name="",
+    engine="delta-rs",
+    rule_order=DELTA_RS_ORDER,
+    checks_create_race=False,
+    protocol_compared_by_versions=True,
+    blind_loser_shortcut=False,
+    stats_matching=True,
+    appends_read_all_files=True,
+    optimize_reads_compacted_files_only=False,
+    isolation_spellings=(
+        ("serializable", IsolationLevel.SERIALIZABLE),
+        ("writeSerializable", IsolationLevel.WRITE_SERIALIZABLE),
+        ("snapshotIsolation", IsolationLevel.SNAPSHOT_ISOLATION),
+    ),
+    camel_case_isolation_only=True,
+    writer=DELTA_RS,
+    elides_empty_commits=True,
+    commit_info_from_user=True,
+    sql_statements=False,
+)
+_SPARK_NAME = "delta-spark {version}"
+
+ROWS: Mapping[str, tuple[Row, ...]] = MappingProxyType(
+    {
+        "delta-spark": (
+            Row(until=(3, 0), label=_SPARK_NAME + " (≤3.1)", behaviour=_SPARK_31),
+            Row(
+                since=(3, 0),
+                until=(3, 1),
+                label=_SPARK_NAME + " (≤3.1)",
+                behaviour=replace(_SPARK_31, rule_order=SPARK_ORDER_30),
+            ),
+            Row(
+                since=(3, 1),
+                until=(3, 2),
+                label=_SPARK_NAME + " (≤3.1)",
+                behaviour=replace(_SPARK_31, rule_order=SPARK_ORDER_30, blind_loser_shortcut=True),
+            ),
+            Row(since=(3, 2), until=(3, 3), label=_SPARK_NAME + " (3.2–4.0)", behaviour=_SPARK_32),
+            Row(
+                since=(3, 3),
+                until=(4, 1),
+                label=_SPARK_NAME + " (3.2–4.0)",
+                behaviour=replace(_SPARK_32, identity_tolerance=True),
+            ),
+            Row(
+                since=(4, 1),
+                label=_SPARK_NAME + " (≥4.1)",
+                behaviour=replace(_SPARK_32, identity_tolerance=True, metadata_allow_list=True),
+            ),
+        ),
+        "databricks": (
+            Row(until=(14, 2), label="databricks {version}", behaviour=_DATABRICKS),
+            Row(
+                since=(14, 2),
+                label="databricks {version}",
+                behaviour=replace(_DATABRICKS, row_level_concurrency=True),
+            ),
+        ),
+        "delta-rs": (
+            Row(until=(1, 3), label="delta-rs {version}", behaviour=_DELTA_RS),
+            Row(
+                since=(1, 3),
+                label="delta-rs {version}",
+                behaviour=replace(
+                    _DELTA_RS,
+                    delete_read_skips_compaction_removes=True,
+                    delete_delete_skips_compaction_removes=True,
+                ),
+            ),
+        ),
+        "kernel": (
+            Row(
+                label="delta-kernel",
+                behaviour=Profile(
+                    name="",
+                    engine="kernel",
+                    rule_order=KERNEL_ORDER,
+                    checks_added_files=False,
+                    checks_read_files=False,
+                    blind_loser_shortcut=False,
+                    writer=KERNEL,
+                ),
+            ),
+        ),
+    }
+)
+DEFAULT_VERSIONS: Mapping[str, tuple[int, ...]] = MappingProxyType(
+    {"delta-spark": (4, 1), "databricks": (15, 4), "delta-rs": (1, 6), "kernel": ()}
+)
+
+
+def profile_of(engine: str, version: tuple[int, ...] = ()) -> Profile:
+    """The profile of ``engine`` at ``version`` (its default version when empty)."""
+    v = version or DEFAULT_VERSIONS[engine]
+    row = next(r for r in ROWS[engine] if r.holds(v))
+    name = row.label.format(version=".".join(map(str, v)))
+    return replace(row.behaviour, name=name, version=v)
+
+
+def delta_spark(version: tuple[int, ...] = ()) -> Profile:
+    return profile_of("delta-spark", version)
+
+
+def databricks(version: tuple[int, ...] = ()) -> Profile:
+    return profile_of("databricks", version)
+
+
+def delta_rs(version: tuple[int, ...] = ()) -> Profile:
+    return profile_of("delta-rs", version)
+
+
+def kernel(version: tuple[int, ...] = ()) -> Profile:
+    return profile_of("kernel", version)
+
+
+def _numbers(text: str) -> tuple[int, ...]:
+    m = re.match(r"(\d+(?:\.\d+)*)", text)
+    return tuple(int(x) for x in m.group(1).split(".")) if m else ()
+
+
+def profile_for(engine_info: str | None, client_version: str | None = None) -> Profile:
+    """The checker that most likely ran for a commit, from what the writer recorded."""
+    info = engine_info or ""
+    client = client_version or ""
+    if m := re.search(r"Databricks-Runtime/(\S+)", info):
+        return databricks(_numbers(m.group(1)))
+    if m := re.search(r"Delta-Lake/(\S+)", info):
+        return delta_spark(_numbers(m.group(1)))
+    if m := re.search(r"delta-rs[:.](?:py-)?(\S+)", info + " " + client):
+        return delta_rs(_numbers(m.group(1)))
+    if info.startswith("Kernel") or "kernel" in info.lower():
+        return kernel()
+    return delta_spark()
+
+
+def profile_by_name(name: str) -> Profile:
+    """``--profile`` values: ``delta-spark[-X.Y]``, ``databricks[-X.Y]``, ``delta-rs[-X.Y]``, ``kernel``."""
+    m = re.fullmatch(
+        r"(delta-spark|databricks|delta-rs|kernel)(?:[-@ ]?(\d+(?:\.\d+)*))?", name.strip().lower()
+    )
+    if not m:
+        raise ValueError(
+            f"unknown profile {name!r}; use delta-spark[-X.Y], databricks[-X.Y], delta-rs[-X.Y] or kernel"
+        )
+    return profile_of(m.group(1), _numbers(m.group(2) or "")).forced()
