@@ -1,4 +1,5 @@
-"""Generate docs/rules.md (every code: rules, anomalies, diagnostics), docs/cli.md (the typer app), docs/audit.md (audit).
+"""Generate docs/rules.md (every code: rules, anomalies, diagnostics), docs/cli.md (the typer
+app), docs/audit.md (audit).
 
 python scripts/generate_docs.py          # write
 python scripts/generate_docs.py --check  # exit 1 if the committed docs are stale
