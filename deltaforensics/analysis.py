@@ -21,6 +21,15 @@ from deltaforensics.log.listing import LogListing, list_log
 from deltaforensics.log.segment import LogSegment, diagnose_listing
 from deltaforensics.log.storage import FsspecLogStore, LogStore
 from deltaforensics.model.collector import collector_paused
+from deltaforensics.model.diagnostic_codes import (
+    CHECKPOINT_FALLBACK,
+    COMMIT_RETRIES_EXHAUSTED,
+    EMPTY_COMMIT,
+    MODEL_DISAGREEMENT,
+    NO_EXCEPTION_IN_ERROR_TEXT,
+    READ_VERSION_NOT_BEFORE_VERSION,
+    READ_VERSION_UNKNOWN,
+)
 from deltaforensics.model.diagnostics import Diagnostic, info, warning
 from deltaforensics.model.schemas import ActionFrames
 from deltaforensics.replay import Replay, content_diagnostics
@@ -72,7 +81,7 @@ def load(
             if cp is None or not _concerns(err, cp.names):
                 raise
             exclude = exclude | {cp.names}
-            extra.append(warning("W102", f"{err}", cp.version))
+            extra.append(warning(CHECKPOINT_FALLBACK, f"{err}", cp.version))
             continue
         rep = Replay(store.uri, frames)
         return LoadedLog(
@@ -117,7 +126,9 @@ def load_commits(
     replay = Replay(store.uri, frames)
     found = diagnose_listing(listing, hi, None, frozenset()) + content_diagnostics(replay)
     if empty:
-        found.append(warning("W204", f"empty commit file(s) at version(s) {empty[:10]}", empty[0]))
+        found.append(
+            warning(EMPTY_COMMIT, f"empty commit file(s) at version(s) {empty[:10]}", empty[0])
+        )
     return listing, replay.commits, tuple(found)
 
 
@@ -243,7 +254,7 @@ def analyze_loaded(
         if t.read_version is not None and t.version is not None and t.read_version >= t.version:
             diags.append(
                 warning(
-                    "W303",
+                    READ_VERSION_NOT_BEFORE_VERSION,
                     f"readVersion {t.read_version} is not before the commit's version",
                     t.version,
                 )
@@ -253,7 +264,7 @@ def analyze_loaded(
         if v.outcome != "commits":
             diags.append(
                 warning(
-                    "W401",
+                    MODEL_DISAGREEMENT,
                     f"model predicts {v.outcome} ({v.code}) against v{v.winner_version} under "
                     f"{v.profile.name}, but v{r.version} committed: {v.reason}",
                     r.version,
@@ -262,7 +273,7 @@ def analyze_loaded(
         if r.missing_winners:
             diags.append(
                 info(
-                    "W302",
+                    READ_VERSION_UNKNOWN,
                     f"winners {list(r.missing_winners)} of v{r.version} are not in the retained log",
                     r.version,
                 )
@@ -319,13 +330,17 @@ def _error_evidence(
     for source, text in texts:
         items = extract_conflicts(text, source=source)
         if not items:
-            diags.append(warning("W501", f"no Delta concurrency exception found in {source}"))
+            diags.append(
+                warning(
+                    NO_EXCEPTION_IN_ERROR_TEXT, f"no Delta concurrency exception found in {source}"
+                )
+            )
         for ev in items:
             found.append(ev)
             if ev.kind != "conflict":
                 diags.append(
                     info(
-                        "W502",
+                        COMMIT_RETRIES_EXHAUSTED,
                         f"{source} line {ev.line}: {ev.exception} (commit retries exhausted, not a conflict)",
                     )
                 )

@@ -843,17 +843,16 @@ def rules(
     ] = None,
 ) -> None:
     """Document the conflict rules (Delta's checks, in Delta's order)."""
-    from deltaforensics.conflicts.registry import RULES, rule_by_code  # noqa: PLC0415
+    from deltaforensics.report.catalogue import listing, page  # noqa: PLC0415
 
     if code is None:
-        for rule in RULES:
-            _emit(f"{rule.code}  {rule.name:<26} {rule.exception}")
+        _emit(listing())
         return
     try:
-        rule = rule_by_code(code)
+        text = page(code)
     except KeyError as exc:
         raise UsageError(str(exc.args[0])) from None
-    _emit(f"# {rule.code} {rule.name} ({rule.exception})\n{rule.doc.strip()}")
+    _emit(text)
 
 
 def _warn(diagnostics: list[dict[str, Any]]) -> None:

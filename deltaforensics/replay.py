@@ -19,6 +19,13 @@ import polars as pl
 from deltaforensics.errors import LogCorruptError, VersionNotFoundError
 from deltaforensics.model.actions import Metadata, Protocol
 from deltaforensics.model.commit_info import with_commit_info_columns
+from deltaforensics.model.diagnostic_codes import (
+    CATALOG_MANAGED_TABLE,
+    INVALID_PROTOCOL,
+    METADATA_WITHOUT_SCHEMA,
+    MISSING_COMMIT_INFO,
+    UNKNOWN_ACTION,
+)
 from deltaforensics.model.diagnostics import Diagnostic, info, warning
 from deltaforensics.model.schemas import ActionFrames
 from deltaforensics.snapshot import Snapshot
@@ -413,7 +420,7 @@ def content_diagnostics(rep: Replay) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     frames = rep.frames
     for v, raw in frames.unknown.iter_rows():
-        out.append(info("W201", f"unknown action kept, not interpreted: {raw[:120]}", v))
+        out.append(info(UNKNOWN_ACTION, f"unknown action kept, not interpreted: {raw[:120]}", v))
     # W202 needs only which versions lack commitInfo; building Replay.commits for it (typed
     # commitInfo columns, file counts, joins) cost more than the rest of a history load.
     infos = frames.commit_infos
@@ -422,19 +429,23 @@ def content_diagnostics(rep: Replay) -> list[Diagnostic]:
     if missing:
         shown = ", ".join(str(v) for v in missing[:10]) + (" …" if len(missing) > 10 else "")
         out.append(
-            info("W202", f"{len(missing)} commit(s) without commitInfo: {shown}", missing[0])
+            info(
+                MISSING_COMMIT_INFO,
+                f"{len(missing)} commit(s) without commitInfo: {shown}",
+                missing[0],
+            )
         )
     seen_features: set[str] = set()
     for v, text in frames.protocols.iter_rows():
         try:
             p = Protocol.from_json(text)
         except (ValueError, TypeError):
-            out.append(warning("W205", "protocol action is not valid JSON", v))
+            out.append(warning(INVALID_PROTOCOL, "protocol action is not valid JSON", v))
             continue
         if p.reader_features is not None and p.min_reader_version != 3:
             out.append(
                 warning(
-                    "W205",
+                    INVALID_PROTOCOL,
                     f"readerFeatures present with minReaderVersion {p.min_reader_version} (must be 3)",
                     v,
                 )
@@ -442,7 +453,7 @@ def content_diagnostics(rep: Replay) -> list[Diagnostic]:
         if p.writer_features is not None and p.min_writer_version != 7:
             out.append(
                 warning(
-                    "W205",
+                    INVALID_PROTOCOL,
                     f"writerFeatures present with minWriterVersion {p.min_writer_version} (must be 7)",
                     v,
                 )
@@ -450,7 +461,7 @@ def content_diagnostics(rep: Replay) -> list[Diagnostic]:
         if "catalogManaged" in p.features and "catalogManaged" not in seen_features:
             out.append(
                 warning(
-                    "W110",
+                    CATALOG_MANAGED_TABLE,
                     "catalog-managed table: the catalog ratifies commits, so the published log may lag it; "
                     "only published commits are analysed",
                     v,
@@ -461,11 +472,15 @@ def content_diagnostics(rep: Replay) -> list[Diagnostic]:
         try:
             doc = json.loads(text)
         except ValueError:
-            out.append(warning("W206", "metaData action is not valid JSON", v))
+            out.append(warning(METADATA_WITHOUT_SCHEMA, "metaData action is not valid JSON", v))
             continue
         if not isinstance(doc, dict) or not isinstance(doc.get("schemaString"), str):
             out.append(
-                warning("W206", "metaData action has no schemaString; file lists are still read", v)
+                warning(
+                    METADATA_WITHOUT_SCHEMA,
+                    "metaData action has no schemaString; file lists are still read",
+                    v,
+                )
             )
     return out
 

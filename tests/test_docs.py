@@ -75,3 +75,11 @@ def test_every_rule_documents_itself_under_the_fixed_headings() -> None:
         assert module == f"{rule.code.lower()}_{rule.name.replace('-', '_')}" or module.startswith(
             rule.code.lower()
         ), module
+
+
+def test_the_generated_rules_page_documents_every_code() -> None:
+    from deltaforensics.report.catalogue import all_codes
+
+    page = (REPO / "docs" / "rules.md").read_text()
+    missing = [c.code for c in all_codes() if f"\n### {c.code} {c.name}\n" not in page]
+    assert missing == []

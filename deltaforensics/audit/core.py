@@ -18,6 +18,7 @@ from deltaforensics.audit.datasets import build_datasets
 from deltaforensics.audit.incremental import ReadPlan, TableState, merge_frames
 from deltaforensics.log.listing import LogListing
 from deltaforensics.log.segment import LogSegment, diagnose_listing
+from deltaforensics.model.diagnostic_codes import HISTORY_KEPT_BEYOND_RETENTION
 from deltaforensics.model.diagnostics import Diagnostic, info
 from deltaforensics.model.schemas import ActionFrames
 from deltaforensics.replay import Replay, content_diagnostics
@@ -84,7 +85,7 @@ def audit_frames(
     if kept_earlier and oldest_listed is not None:
         diagnostics += (
             info(
-                "W702",
+                HISTORY_KEPT_BEYOND_RETENTION,
                 f"versions {frames.commit_versions[0]}..{oldest_listed - 1} are no longer in the "
                 "log; they come from the audit state",
                 first,

@@ -16,6 +16,7 @@ import polars as pl
 from deltaforensics.engines.polars_engine import assemble, physical_partition_columns
 from deltaforensics.log.listing import LogListing
 from deltaforensics.log.segment import LogSegment
+from deltaforensics.model.diagnostic_codes import AUDIT_STATE_DISCARDED
 from deltaforensics.model.diagnostics import Diagnostic, warning
 from deltaforensics.model.schemas import PARTITION_VALUES, ActionFrames
 
@@ -60,7 +61,7 @@ def plan_read(listing: LogListing, prior: TableState | None) -> ReadPlan:
             mode="full",
             segment=None,
             reason=why_not,
-            diagnostics=(warning("W701", f"state discarded: {why_not}", end),),
+            diagnostics=(warning(AUDIT_STATE_DISCARDED, f"state discarded: {why_not}", end),),
         )
     if latest == end:
         return ReadPlan(mode="unchanged", segment=None, reason=f"no commits after v{end}")

@@ -1,18 +1,7 @@
-"""Anomalies visible in the log alone: each a value with a code, documented like a rule.
+"""Anomalies visible in the log alone: each a value with a registered code.
 
-| code | kind | what it means |
-| --- | --- | --- |
-| AN001 | duplicate-remove | the same path removed in two versions: two writers both rewrote it, so their outputs are both live (data duplicated — concurrent delta-rs OPTIMIZE does this) |
-| AN002 | lost-overwrite | a full overwrite left alive files added after its read snapshot (delta-rs stale overwrite) |
-| AN003 | read-version-not-before-version | ``readVersion >= version``: impossible for a real rebase; the field was forged or corrupt |
-| AN004 | metadata-change-during-race | a metadata change landed while other writers were racing |
-| AN005 | unmarked-append-vs-spark-reader | appends from writers that do not mark blind appends (delta-rs, Kernel) raced Spark readers: they count as changed data even under WriteSerializable |
-| AN006 | isolation-level-ignored | ``delta.isolationLevel`` has a value the writing engine does not parse (e.g. ``WriteSerializable`` for delta-rs) |
-| AN007 | duplicate-app-id | one streaming app id committed by two writers (two query instances, or a reused checkpoint) |
-| AN008 | commit-gap | commits missing from the retained log |
-| AN009 | forgeable-provenance | commitInfo fields a writer lets callers set (delta-rs custom metadata): provenance is low confidence |
-
-Sources: semantics doc key findings 5 and 10, §A.9; field notes §3.3 (O5, 8b) and §3.4.
+The codes, with their kind, severity and documentation, are in
+:mod:`deltaforensics.model.anomaly_codes`; each detector here finds the instances of one.
 """
 
 from __future__ import annotations
@@ -22,6 +11,18 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from deltaforensics.model.anomaly_codes import (
+    COMMIT_GAP,
+    DUPLICATE_APP_ID,
+    DUPLICATE_REMOVE,
+    FORGEABLE_PROVENANCE,
+    ISOLATION_LEVEL_IGNORED,
+    LOST_OVERWRITE,
+    METADATA_CHANGE_DURING_RACE,
+    READ_VERSION_NOT_BEFORE_VERSION,
+    UNMARKED_APPEND_VS_SPARK_READER,
+)
+from deltaforensics.model.codes import Code
 from deltaforensics.profiles import parse_isolation
 from deltaforensics.replay import Replay
 from deltaforensics.transactions import Transaction
@@ -45,6 +46,20 @@ class Anomaly:
     versions: tuple[int, ...]
     files: tuple[str, ...]
     reason: str
+
+    @classmethod
+    def of(
+        cls, code: Code, *, versions: tuple[int, ...], files: tuple[str, ...], reason: str
+    ) -> Anomaly:
+        """An instance of a registered anomaly, with the kind and severity of its entry."""
+        return cls(
+            code=code.code,
+            kind=code.name,
+            severity=str(code.severity),
+            versions=versions,
+            files=files,
+            reason=reason,
+        )
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -91,10 +106,8 @@ def duplicate_removes(rep: Replay) -> list[Anomaly]:
         by_versions.setdefault(tuple(versions), []).append(path)
     for versions, paths in sorted(by_versions.items()):
         out.append(
-            Anomaly(
-                code="AN001",
-                kind="duplicate-remove",
-                severity="error",
+            Anomaly.of(
+                DUPLICATE_REMOVE,
                 versions=versions,
                 files=tuple(sorted(paths)[:20]),
                 reason=f"{len(paths)} file(s) removed again in v{versions[-1]} after v{versions[0]} already "
@@ -120,10 +133,8 @@ def lost_overwrites(txns: Sequence[Transaction], rep: Replay) -> list[Anomaly]:
         if survivors.is_empty():
             continue
         out.append(
-            Anomaly(
-                code="AN002",
-                kind="lost-overwrite",
-                severity="error",
+            Anomaly.of(
+                LOST_OVERWRITE,
                 versions=tuple(sorted({t.version, *survivors["added_version"].to_list()})),
                 files=tuple(survivors["path"].head(20).to_list()),
                 reason=f"full overwrite v{t.version} left {survivors.height} older file(s) alive: they were "
@@ -135,10 +146,8 @@ def lost_overwrites(txns: Sequence[Transaction], rep: Replay) -> list[Anomaly]:
 
 def impossible_read_versions(txns: Sequence[Transaction]) -> list[Anomaly]:
     return [
-        Anomaly(
-            code="AN003",
-            kind="read-version-not-before-version",
-            severity="warning",
+        Anomaly.of(
+            READ_VERSION_NOT_BEFORE_VERSION,
             versions=(t.version,),
             files=(),
             reason=f"v{t.version} records readVersion {t.read_version}: a transaction cannot read its own "
@@ -161,10 +170,8 @@ def metadata_changes_during_races(txns: Sequence[Transaction]) -> list[Anomaly]:
         ]
         if changed:
             out.append(
-                Anomaly(
-                    code="AN004",
-                    kind="metadata-change-during-race",
-                    severity="warning",
+                Anomaly.of(
+                    METADATA_CHANGE_DURING_RACE,
                     versions=(t.version, *(w.version for w in changed if w.version is not None)),
                     files=(),
                     reason=f"v{t.version} was rebased over metadata change(s) "
@@ -194,10 +201,8 @@ def unmarked_appends_vs_spark(txns: Sequence[Transaction]) -> list[Anomaly]:
         ]
         if unmarked:
             out.append(
-                Anomaly(
-                    code="AN005",
-                    kind="unmarked-append-vs-spark-reader",
-                    severity="warning",
+                Anomaly.of(
+                    UNMARKED_APPEND_VS_SPARK_READER,
                     versions=(t.version, *(w.version for w in unmarked if w.version is not None)),
                     files=(),
                     reason=f"{', '.join(f'v{w.version} ({w.profile.engine})' for w in unmarked)} appended "
@@ -225,10 +230,8 @@ def ignored_isolation_levels(txns: Sequence[Transaction], rep: Replay) -> list[A
         if parse_isolation(value, t.profile) is None:
             seen.add((t.profile.engine, value))
             out.append(
-                Anomaly(
-                    code="AN006",
-                    kind="isolation-level-ignored",
-                    severity="warning",
+                Anomaly.of(
+                    ISOLATION_LEVEL_IGNORED,
                     versions=(t.version,),
                     files=(),
                     reason=f"delta.isolationLevel={value!r} is not a value {t.profile.engine} parses "
@@ -252,10 +255,8 @@ def duplicate_app_ids(txns: Sequence[Transaction]) -> list[Anomaly]:
         if len(by_writer) > 1:
             versions = tuple(sorted(v for vs in by_writer.values() for v in vs))
             out.append(
-                Anomaly(
-                    code="AN007",
-                    kind="duplicate-app-id",
-                    severity="error",
+                Anomaly.of(
+                    DUPLICATE_APP_ID,
                     versions=versions,
                     files=(),
                     reason=f"app id {app!r} was committed by {len(by_writer)} different writers "
@@ -273,10 +274,8 @@ def commit_gaps(versions: Sequence[int]) -> list[Anomaly]:
     if not missing:
         return []
     return [
-        Anomaly(
-            code="AN008",
-            kind="commit-gap",
-            severity="warning",
+        Anomaly.of(
+            COMMIT_GAP,
             versions=tuple(missing),
             files=(),
             reason=f"{len(missing)} commit file(s) missing inside the retained log",
@@ -300,10 +299,8 @@ def forgeable_provenance(txns: Sequence[Transaction]) -> list[Anomaly]:
     if not flagged:
         return []
     return [
-        Anomaly(
-            code="AN009",
-            kind="forgeable-provenance",
-            severity="info",
+        Anomaly.of(
+            FORGEABLE_PROVENANCE,
             versions=tuple(t.version for t in flagged if t.version is not None)[:50],
             files=(),
             reason="delta-rs writes caller-supplied custom metadata at the top level of commitInfo, so "

@@ -18,6 +18,17 @@ from dataclasses import dataclass
 
 from deltaforensics.errors import VersionNotFoundError
 from deltaforensics.log.listing import CheckpointFiles, LogListing
+from deltaforensics.model.diagnostic_codes import (
+    CHECKPOINT_FALLBACK,
+    COMMIT_GAP,
+    COMPACTED_FILE_IGNORED,
+    INCOMPLETE_CHECKPOINT,
+    JUNK_FILES_IGNORED,
+    LAST_CHECKPOINT_STALE,
+    LAST_CHECKPOINT_UNREADABLE,
+    LOG_STARTS_AFTER_ZERO,
+    STAGED_COMMITS_PRESENT,
+)
 from deltaforensics.model.diagnostics import Diagnostic, info, warning
 
 
@@ -144,7 +155,7 @@ def diagnose_listing(
             covered = cp is not None and max(missing) <= cp.version
             out.append(
                 warning(
-                    "W101",
+                    COMMIT_GAP,
                     f"commit(s) {_ranges(missing)} missing from the log"
                     + (
                         f"; read around them from checkpoint {cp.version}" if cp and covered else ""
@@ -155,7 +166,7 @@ def diagnose_listing(
         if versions[0] > 0:
             out.append(
                 info(
-                    "W107",
+                    LOG_STARTS_AFTER_ZERO,
                     f"the retained log starts at version {versions[0]} "
                     "(older commits were cleaned up); history before it is unknown",
                     versions[0],
@@ -163,14 +174,17 @@ def diagnose_listing(
             )
     for names in sorted(exclude):
         out.append(
-            warning("W102", f"checkpoint {names[0]} is unreadable; fell back to an older base")
+            warning(
+                CHECKPOINT_FALLBACK,
+                f"checkpoint {names[0]} is unreadable; fell back to an older base",
+            )
         )
     for version, cps in sorted(listing.checkpoints.items()):
         for c in cps:
             if not c.complete:
                 out.append(
                     warning(
-                        "W108",
+                        INCOMPLETE_CHECKPOINT,
                         f"multi-part checkpoint at version {version} has {len(c.names)} of "
                         f"{c.expected_parts} parts; ignored",
                         version,
@@ -180,12 +194,15 @@ def diagnose_listing(
     if hint is not None:
         if hint.version is None:
             out.append(
-                warning("W104", f"_last_checkpoint is {hint.problem}; listed the log instead")
+                warning(
+                    LAST_CHECKPOINT_UNREADABLE,
+                    f"_last_checkpoint is {hint.problem}; listed the log instead",
+                )
             )
         elif hint.version not in listing.checkpoints:
             out.append(
                 warning(
-                    "W103",
+                    LAST_CHECKPOINT_STALE,
                     f"_last_checkpoint points to version {hint.version}, which has no checkpoint",
                     hint.version,
                 )
@@ -195,7 +212,7 @@ def diagnose_listing(
             if hint.version < newest:
                 out.append(
                     info(
-                        "W103",
+                        LAST_CHECKPOINT_STALE,
                         f"_last_checkpoint names version {hint.version}; a newer checkpoint "
                         f"exists at {newest}",
                         hint.version,
@@ -205,7 +222,7 @@ def diagnose_listing(
         staged = ", ".join(p.name for p in listing.staged_commits[:5])
         out.append(
             info(
-                "W105",
+                STAGED_COMMITS_PRESENT,
                 f"{len(listing.staged_commits)} staged commit(s) under _staged_commits/ "
                 f"(catalog-managed table; not treated as committed): {staged}",
             )
@@ -213,11 +230,15 @@ def diagnose_listing(
     if listing.junk:
         shown = ", ".join(listing.junk[:5])
         more = f" (+{len(listing.junk) - 5} more)" if len(listing.junk) > 5 else ""
-        out.append(info("W106", f"{len(listing.junk)} non-Delta file(s) ignored: {shown}{more}"))
+        out.append(
+            info(
+                JUNK_FILES_IGNORED, f"{len(listing.junk)} non-Delta file(s) ignored: {shown}{more}"
+            )
+        )
     if listing.compacted:
         out.append(
             info(
-                "W109",
+                COMPACTED_FILE_IGNORED,
                 f"{len(listing.compacted)} log compaction file(s) ignored; commits read directly",
             )
         )

@@ -11,6 +11,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from deltaforensics.model.diagnostic_codes import (
+    BASELINE_NOT_REPRODUCED,
+    CHANGE_IS_A_METADATA_COMMIT,
+    CHANGE_NOT_APPLICABLE,
+    FOOTPRINT_UNKNOWN,
+    PARTITION_LAYOUT,
+)
 from deltaforensics.model.diagnostics import Diagnostic, info, warning
 from deltaforensics.model.ids import IsolationLevel
 from deltaforensics.profiles import Profile, parse_isolation
@@ -63,7 +70,10 @@ def assess(
     scenario = comparison.scenario
     if scenario.find(Liquid) and scenario.find(PartitionBy):
         diags.append(
-            warning("W603", "liquid clustering replaces partitioning: partition-by is ignored")
+            warning(
+                CHANGE_NOT_APPLICABLE,
+                "liquid clustering replaces partitioning: partition-by is ignored",
+            )
         )
     for change in scenario.changes:
         if isinstance(change, PartitionBy) and not scenario.find(Liquid):
@@ -81,20 +91,26 @@ def assess(
     evaluated = len(comparison.pairs) + len(comparison.matrix)
     if evaluated == 0:
         confidence = "low"
-        diags.append(warning("W602", "nothing to evaluate: no race, error, attempt or writer pair"))
+        diags.append(
+            warning(
+                FOOTPRINT_UNKNOWN, "nothing to evaluate: no race, error, attempt or writer pair"
+            )
+        )
     unknown = comparison.unknown
     if unknown:
         confidence = lower(confidence, "low" if 2 * unknown >= evaluated else "medium")
         diags.append(
             warning(
-                "W602",
+                FOOTPRINT_UNKNOWN,
                 f"{unknown} of {evaluated} evaluated pairs have an unknown outcome under the "
                 "change (missing statistics or too wide a footprint); they are not counted",
             )
         )
     excluded = [p for p in comparison.pairs if not p.trusted]
     for p in excluded[:MAX_LISTED]:
-        diags.append(warning("W604", f"{p.source} {p.label}: {p.reason}", p.loser.version))
+        diags.append(
+            warning(BASELINE_NOT_REPRODUCED, f"{p.source} {p.label}: {p.reason}", p.loser.version)
+        )
     if excluded:
         confidence = lower(confidence, "medium")
     changed = [p for p in comparison.pairs if p.after is not None and p.after != p.before]
@@ -115,20 +131,22 @@ def _partition_by(
     cols = change.columns
     diags.append(
         info(
-            "W605",
+            CHANGE_IS_A_METADATA_COMMIT,
             "changing the partitioning rewrites the table (REPLACE TABLE / overwrite with a new "
             "schema): that commit fails every concurrent writer; run it in a quiet window",
         )
     )
     if [c.lower() for c in cols] == [c.lower() for c in current]:
-        diags.append(info("W603", f"the table is already partitioned by {', '.join(current)}"))
+        diags.append(
+            info(CHANGE_NOT_APPLICABLE, f"the table is already partitioned by {', '.join(current)}")
+        )
         return "high"
     relabeler = rewriter.relabeler
     if relabeler is None:
         rlc = " (Databricks row-level concurrency needs deletion vectors or liquid clustering)"
         diags.append(
             warning(
-                "W603",
+                CHANGE_NOT_APPLICABLE,
                 "an unpartitioned table has no partition precision: every non-blind add conflicts "
                 f"with every reader{rlc if rlc_engines(transactions) else ''}",
             )
@@ -136,7 +154,7 @@ def _partition_by(
         return "high"
     layout = relabeler.layout
     for col in layout.unknown_columns:
-        diags.append(warning("W602", f"no file has min/max statistics for {col}"))
+        diags.append(warning(FOOTPRINT_UNKNOWN, f"no file has min/max statistics for {col}"))
     diags.append(layout_diagnostic(relabeler, rep.end_version))
     return "medium" if layout.existing.keys() != set(layout.columns) else "high"
 
@@ -185,15 +203,16 @@ def layout_diagnostic(relabeler: Relabeler, version: int) -> Diagnostic:
         and stats.files_after > 100
     ):
         return warning(
-            "W601",
+            PARTITION_LAYOUT,
             f"partitioning by {', '.join(cols)} gives {facts}: high cardinality means many "
             "small files; partition by a low-cardinality column the writers filter on",
         )
     if stats.partitions and avg < SMALL_PARTITION_BYTES:
         return info(
-            "W601", f"partitioning by {', '.join(cols)} gives {facts} (guidance: ≥ 1 GB each)"
+            PARTITION_LAYOUT,
+            f"partitioning by {', '.join(cols)} gives {facts} (guidance: ≥ 1 GB each)",
         )
-    return info("W601", f"partitioning by {', '.join(cols)} gives {facts}")
+    return info(PARTITION_LAYOUT, f"partitioning by {', '.join(cols)} gives {facts}")
 
 
 def _row_level(
@@ -206,7 +225,7 @@ def _row_level(
     if not rlc_engines(transactions):
         diags.append(
             warning(
-                "W603",
+                CHANGE_NOT_APPLICABLE,
                 "row-level concurrency exists only on Databricks (DBR ≥ 14.2, unpartitioned "
                 "deletion-vector or liquid tables); the data-changing writers here run "
                 f"{', '.join(engines) or 'nothing'}, where "
@@ -222,13 +241,16 @@ def _row_level(
         if partitioned:
             diags.append(
                 info(
-                    "W603",
+                    CHANGE_NOT_APPLICABLE,
                     "on a partitioned table deletion vectors bring no row-level concurrency; on "
                     "Databricks they only stop OPTIMIZE without ZORDER BY conflicting with DML",
                 )
             )
         diags.append(
-            info("W605", "enabling deletion vectors upgrades the protocol (reader 3 / writer 7)")
+            info(
+                CHANGE_IS_A_METADATA_COMMIT,
+                "enabling deletion vectors upgrades the protocol (reader 3 / writer 7)",
+            )
         )
     return "medium"  # which rows two DML commits touched is not in the log
 
@@ -255,7 +277,7 @@ def _isolation(
         )
         diags.append(
             warning(
-                "W603",
+                CHANGE_NOT_APPLICABLE,
                 f"{engine} does not parse delta.isolationLevel={value!r}: its commits keep the "
                 f"engine default{hint}",
             )
@@ -264,7 +286,7 @@ def _isolation(
     if IsolationLevel.SERIALIZABLE in levels:
         diags.append(
             warning(
-                "W603",
+                CHANGE_NOT_APPLICABLE,
                 "Serializable never avoids a conflict: it only adds conflicts with blind appends",
             )
         )
@@ -272,13 +294,15 @@ def _isolation(
     if IsolationLevel.WRITE_SERIALIZABLE in levels and "delta-spark" in engines:
         diags.append(
             info(
-                "W603",
+                CHANGE_NOT_APPLICABLE,
                 "open-source Delta (≥ 2.1) refuses to *set* delta.isolationLevel to anything but "
                 "Serializable; it honours WriteSerializable only when the property is already in "
                 "the table metadata (e.g. set on Databricks)",
             )
         )
-    diags.append(info("W605", "changing delta.isolationLevel is a metadata commit"))
+    diags.append(
+        info(CHANGE_IS_A_METADATA_COMMIT, "changing delta.isolationLevel is a metadata commit")
+    )
 
 
 def _explicit(
@@ -290,13 +314,17 @@ def _explicit(
     ops = set(change.operations)
     hits = [t for t in transactions if t.operation in ops]
     if not hits:
-        diags.append(info("W603", f"no {'/'.join(sorted(ops))} commit in the analysed history"))
+        diags.append(
+            info(
+                CHANGE_NOT_APPLICABLE, f"no {'/'.join(sorted(ops))} commit in the analysed history"
+            )
+        )
         return
     rewritten = [rewriter.transaction(t)[0] for t in hits[-1:]]
     if not any(t.partition_columns for t in rewritten):
         diags.append(
             warning(
-                "W603",
+                CHANGE_NOT_APPLICABLE,
                 "explicit partition predicates need a partitioned table: without partition "
                 "columns Delta-Spark has no partition precision",
             )
@@ -317,14 +345,23 @@ def _writers_exist(
         else {change.writer}
     )
     for name in sorted(wanted - set(by_writer)):
-        diags.append(warning("W603", f"no commit in the analysed history is by writer {name!r}"))
+        diags.append(
+            warning(
+                CHANGE_NOT_APPLICABLE, f"no commit in the analysed history is by writer {name!r}"
+            )
+        )
     if isinstance(change, MarkBlindAppends):
         mine = by_writer.get(change.writer, ())
         if mine and not any(is_pure_append(t) for t in mine):
-            diags.append(warning("W603", f"{change.writer} made no pure append to mark as blind"))
+            diags.append(
+                warning(
+                    CHANGE_NOT_APPLICABLE, f"{change.writer} made no pure append to mark as blind"
+                )
+            )
         if any(not t.profile.can_mark_blind_appends for t in mine):
             diags.append(
                 warning(
-                    "W603", "Kernel-Java always records isBlindAppend=false; it cannot be marked"
+                    CHANGE_NOT_APPLICABLE,
+                    "Kernel-Java always records isBlindAppend=false; it cannot be marked",
                 )
             )

@@ -8,6 +8,7 @@ import polars as pl
 import pytest
 
 from deltaforensics.model.actions import Metadata, Protocol
+from deltaforensics.model.diagnostic_codes import MISSING_COMMIT_INFO
 from deltaforensics.model.diagnostics import Diagnostic, info
 from deltaforensics.report.history import snapshot_document, snapshot_json
 from deltaforensics.snapshot import Snapshot
@@ -49,7 +50,7 @@ def _snapshot(
 
 
 def _expected(snap: Snapshot) -> tuple[str, tuple[Diagnostic, ...]]:
-    diags = (info("W202", "1 commit(s) without commitInfo: 4", 4),)
+    diags = (info(MISSING_COMMIT_INFO, "1 commit(s) without commitInfo: 4", 4),)
     return json.dumps(snapshot_document("/t", snap, diags), indent=2, default=str), diags
 
 
