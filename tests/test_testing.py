@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from deltaforensics.testing import LogBuilder, Writer
+from tests.support import LogBuilder, Writer
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE_LOGS = REPO / "sample_logs"
@@ -343,6 +343,27 @@ def test_writer_strings_parse_to_engine_info() -> None:
     assert Writer.parse("delta-rs-1.0.0").engine_info is None
     with pytest.raises(ValueError, match="unknown writer"):
         Writer.parse("flink-1.0")
+
+
+def test_a_predicate_outside_the_printable_subset_is_logged_as_written(tmp_path: Path) -> None:
+    b = LogBuilder(tmp_path, partition_by=["date"], columns=COLUMNS)
+    b.create()
+    b.write(add=[b.file("date=A")])
+    v = b.update("date LIKE 'A%'", remove=[b.live_files()[0]["path"]], add=[b.file("date=A")])
+    logged = commit_info(read_log(tmp_path), v)["operationParameters"]["predicate"]
+    assert json.loads(logged) == ["date LIKE 'A%'"]
+
+
+def test_the_builder_reads_a_statement_predicate_as_the_analyzer_reads_it_back(
+    tmp_path: Path,
+) -> None:
+    from deltaforensics.predicates import parse_operation_predicates, parse_predicate
+
+    b = LogBuilder(tmp_path, writer="delta-rs", partition_by=["date"], columns=COLUMNS)
+    v = timeline(b)
+    params = commit_info(read_log(tmp_path), v["delete"])["operationParameters"]
+    read_back = parse_operation_predicates("DELETE", params).predicate
+    assert read_back == parse_predicate("date = 'A' AND id = 5")
 
 
 # -- cross-checks against the real engine -------------------------------------------------------

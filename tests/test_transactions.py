@@ -15,13 +15,13 @@ from deltaforensics.analysis import analyze_loaded, load, open_store
 from deltaforensics.errors import DeltaForensicsError
 from deltaforensics.model.collector import collector_paused
 from deltaforensics.replay import Replay
-from deltaforensics.testing import LogBuilder
 from deltaforensics.transactions import (
     effective_isolation,
     reads_of,
     reconstruct_transactions,
 )
 from tests.conftest import corpus_tables
+from tests.support import LogBuilder
 
 _STATEMENT = {"predicate": "date = '2024-01-01' AND id > 5"}
 _OTHER_STATEMENT = {"predicate": "date = '2024-01-02'"}

@@ -1,7 +1,7 @@
 """Section E of the semantics doc as real ``_delta_log`` folders, one builder per scenario.
 
 Every builder gets a :class:`Table` factory (``t(partitioned=False, configuration=...)`` returns
-a fresh :class:`~deltaforensics.testing.LogBuilder` carrying the case's isolation level) and a
+a fresh :class:`~tests.support.LogBuilder` carrying the case's isolation level) and a
 :class:`Variant` saying which engine the loser ran on, and writes: v0 create, some setup commits,
 then the winner(s) from read version ``r`` and the loser L with ``read_version=r`` as the next
 version. A loser that would really fail is written anyway, so the checker can be run on it.
@@ -29,8 +29,8 @@ from deltaforensics.conflicts.checker import Verdict, check
 from deltaforensics.model.ids import IsolationLevel
 from deltaforensics.profiles import Profile, databricks, delta_rs, delta_spark
 from deltaforensics.replay import Replay
-from deltaforensics.testing import LogBuilder
 from deltaforensics.transactions import Transaction, reconstruct_transactions
+from tests.support import LogBuilder
 
 A, B, C, D, E = "2024-01-01", "2024-01-02", "2024-01-03", "2024-01-04", "2024-01-05"
 COLUMNS = {"id": "long", "date": "string", "amount": "double"}

@@ -26,9 +26,9 @@ from deltaforensics.conflicts.checker import COMMITS, check
 from deltaforensics.conflicts.rule import Finding
 from deltaforensics.model.ids import IsolationLevel
 from deltaforensics.profiles import Profile, databricks, delta_rs, delta_spark
-from deltaforensics.testing import LogBuilder
 from deltaforensics.transactions import CHANGES_DATA
 from tests.conflicts.scenarios import COLUMNS, RS, U_COLUMNS, A, B, C, Variant, load_race, rewrite
+from tests.support import LogBuilder
 
 PARTS = (A, B, C)
 PROFILES = {

@@ -9,8 +9,8 @@ import pytest
 from deltalake import CommitProperties, DeltaTable, Transaction, write_deltalake
 
 from deltaforensics.analysis import analyze, open_store
-from deltaforensics.testing import LogBuilder
 from tests.conftest import SAMPLE_LOGS
+from tests.support import LogBuilder
 
 
 def _codes(path: Path | str) -> dict[str, list[dict[str, object]]]:

@@ -30,8 +30,8 @@ from deltaforensics.evidence.sql import UNKNOWN, parse_statement
 from deltaforensics.profiles import databricks, delta_rs, delta_spark, profile_by_name
 from deltaforensics.replay import Replay
 from deltaforensics.report.validate import load_schema
-from deltaforensics.testing import LogBuilder
 from deltaforensics.transactions import Transaction, reconstruct_transactions
+from tests.support import LogBuilder
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLES = REPO / "sample_logs"

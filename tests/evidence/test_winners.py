@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from deltaforensics.analysis import analyze, open_store
-from deltaforensics.testing import LogBuilder
+from tests.support import LogBuilder
 
 DOC = "https://docs.delta.io/latest/concurrency-control.html"
 

@@ -16,8 +16,8 @@ from deltaforensics.evidence.attempts import attempt_transaction
 from deltaforensics.profiles import delta_spark
 from deltaforensics.report.explain import explain_document
 from deltaforensics.report.to_rich import render_explain
-from deltaforensics.testing import LogBuilder
 from tests.conftest import SAMPLE_LOGS
+from tests.support import LogBuilder
 
 EXAMPLES = int(os.environ.get("DELTAFORENSICS_FUZZ_EXAMPLES", "80"))
 MARKUP = "[bold red]PWNED[/bold red] <script>alert(1)</script>"

@@ -20,8 +20,8 @@ import pytest
 
 from deltaforensics.cli import main
 from deltaforensics.report.redact import Redactor, redact_document
-from deltaforensics.testing import LogBuilder
 from tests.report import SAMPLE_LOGS, explain_report
+from tests.support import LogBuilder
 
 ALICE = "alice.smith@corp.example"
 ALICE_ID = "7000000000000042"

@@ -13,7 +13,6 @@ from deltaforensics.analysis import analyze, observed_attempts, open_store
 from deltaforensics.model.ids import Severity
 from deltaforensics.report.explain import explain_document
 from deltaforensics.report.validate import validate
-from deltaforensics.testing import LogBuilder
 from deltaforensics.whatif import assess
 from deltaforensics.whatif.assess import surely_too_many_partitions
 from deltaforensics.whatif.compare import Evaluation
@@ -22,6 +21,7 @@ from deltaforensics.whatif.recommend import recommend
 from deltaforensics.whatif.scenario import PartitionBy, Scenario
 from deltaforensics.whatif.statistics import StatRanges
 from tests.conftest import REPO
+from tests.support import LogBuilder
 from tests.whatif.helpers import analysis_until, lost
 from tests.whatif.test_compare import SAMPLES, sample
 

@@ -9,7 +9,6 @@ import polars as pl
 
 from deltaforensics.conflicts.checker import check
 from deltaforensics.report.validate import validate
-from deltaforensics.testing import LogBuilder
 from deltaforensics.whatif.document import whatif_document
 from deltaforensics.whatif.scenario import (
     ExplicitMergePredicates,
@@ -18,6 +17,7 @@ from deltaforensics.whatif.scenario import (
     Scenario,
 )
 from deltaforensics.whatif.transform import Rewriter, apply
+from tests.support import LogBuilder
 from tests.whatif.helpers import analysis_until, lost
 
 APPEND = "ConcurrentAppendException"
