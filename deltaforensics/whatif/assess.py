@@ -9,13 +9,13 @@ reproduce is excluded), W605 change-is-a-metadata-commit.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
 
 from deltaforensics.conflicts.profiles import Profile, parse_isolation
 from deltaforensics.model.diagnostics import Diagnostic, info, warning
 from deltaforensics.model.ids import IsolationLevel
 from deltaforensics.replay import Replay
 from deltaforensics.transactions import Transaction
+from deltaforensics.whatif.comparison import Comparison
 from deltaforensics.whatif.layout import Layout, Relabeler, certain_values
 from deltaforensics.whatif.scenario import (
     DeletionVectors,
@@ -29,9 +29,6 @@ from deltaforensics.whatif.scenario import (
 from deltaforensics.whatif.statistics import StatRanges
 from deltaforensics.whatif.transform import Rewriter, is_pure_append
 from deltaforensics.whatif.writers import transactions_by_writer
-
-if TYPE_CHECKING:
-    from deltaforensics.whatif.compare import Comparison
 
 HIGH_PARTITIONS = 1000  # Databricks/OSS guidance: fewer, larger partitions (≥ 1 GB each)
 SMALL_PARTITION_BYTES = 1 << 30
