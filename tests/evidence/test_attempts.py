@@ -27,9 +27,9 @@ from deltaforensics.evidence.attempts import (
     read_version_at,
     writes_nothing,
 )
-from deltaforensics.evidence.sql import UNKNOWN, parse_statement
 from deltaforensics.replay import Replay
 from deltaforensics.report.validate import load_schema
+from deltaforensics.statements import UNKNOWN, parse_statement
 from deltaforensics.testing import LogBuilder
 from deltaforensics.transactions import Transaction, reconstruct_transactions
 
