@@ -9,7 +9,8 @@ decided in :mod:`deltaforensics.evidence.attempts`, against the table. It sits b
 
 from __future__ import annotations
 
-from deltaforensics.statements.parse import (
+from deltaforensics.statements.literals import cell
+from deltaforensics.statements.model import (
     KINDS,
     UNKNOWN,
     AlterAction,
@@ -17,11 +18,9 @@ from deltaforensics.statements.parse import (
     Clause,
     Statement,
     Value,
-    cell,
-    normalise_condition,
-    parse_condition,
-    parse_statement,
 )
+from deltaforensics.statements.parse import normalise_condition, parse_statement
+from deltaforensics.statements.reading import parse_condition
 
 __all__ = [
     "KINDS",
