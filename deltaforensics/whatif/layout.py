@@ -23,7 +23,7 @@ import polars as pl
 
 from deltaforensics.model.frames import slices_by
 from deltaforensics.model.schemas import PARTITION_VALUES
-from deltaforensics.predicates.to_polars import kind_of_type
+from deltaforensics.predicates.casts import kind_of_type
 from deltaforensics.replay import Replay
 from deltaforensics.whatif.spans import (
     MAX_SPAN,

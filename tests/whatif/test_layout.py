@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from deltaforensics.analysis import load, open_store
 from deltaforensics.errors import DeltaForensicsError
-from deltaforensics.predicates.to_polars import kind_of_type
+from deltaforensics.predicates.casts import kind_of_type
 from deltaforensics.whatif.layout import UNKNOWN, Layout, Relabeler
 from deltaforensics.whatif.spans import (
     MAX_SPAN,
