@@ -1,23 +1,16 @@
 """Action frames -> the file lifecycle, and the table's state at any version.
 
-The lifecycle has one row per *add* of a logical file (key = path + deletion-vector id): the
-version it became live and the version its life ended, either by a remove of the same key or by
-a re-add that superseded the record. Built with one sort and one window — no per-action loop.
-A snapshot at ``v`` is a filter: ``added_version <= v`` and (``end_version`` null or ``> v``).
+:mod:`.lifecycle` turns the file actions into one row per add with the version its life
+ended; :class:`Replay` (:mod:`.as_of`) answers "as of version v" from it; :mod:`.commits` is
+the one-row-per-commit table; :mod:`.diagnostics` remarks on what the actions say.
 """
 
 from __future__ import annotations
 
-from deltaforensics.replay.as_of import (
-    KEY,
-    Replay,
-    build_lifecycle,
-    content_diagnostics,
-    live_at_end,
-    operation_parameters,
-    parse_interval_ms,
-    replay,
-)
+from deltaforensics.replay.as_of import Replay, parse_interval_ms, replay
+from deltaforensics.replay.commits import operation_parameters
+from deltaforensics.replay.diagnostics import content_diagnostics
+from deltaforensics.replay.lifecycle import KEY, build_lifecycle, live_at_end
 
 __all__ = [
     "KEY",

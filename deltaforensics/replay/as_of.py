@@ -1,123 +1,34 @@
-"""Action frames -> the file lifecycle, and the table's state at any version.
+"""The table as of any version: live files, metaData, protocol, app transactions, domains.
 
-The lifecycle has one row per *add* of a logical file (key = path + deletion-vector id): the
-version it became live and the version its life ended, either by a remove of the same key or by
-a re-add that superseded the record. Built with one sort and one window — no per-action loop.
-A snapshot at ``v`` is a filter: ``added_version <= v`` and (``end_version`` null or ``> v``).
+A snapshot at ``v`` is a filter of the lifecycle (:mod:`.lifecycle`): ``added_version <= v``
+and (``end_version`` null or ``> v``); metaData and protocol are the last ones at or before
+``v``, each action text decoded once.
 """
 
 from __future__ import annotations
 
-import json
 import time
 from bisect import bisect_right
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TypeVar
 
 import polars as pl
 
 from deltaforensics.errors import LogCorruptError, VersionNotFoundError
 from deltaforensics.model.actions import Metadata, Protocol
-from deltaforensics.model.commit_info import with_commit_info_columns
-from deltaforensics.model.diagnostics import Diagnostic, info, warning
 from deltaforensics.model.schemas import ActionFrames
+from deltaforensics.replay.commits import commit_table
+from deltaforensics.replay.lifecycle import build_lifecycle, live_at_end
 from deltaforensics.snapshot import Snapshot
 
-KEY = ("path", "dv_id")
+_Action = TypeVar("_Action", Metadata, Protocol)
 
 
-def build_lifecycle(files: pl.DataFrame) -> pl.DataFrame:
-    """One row per add with ``added_version``, ``end_version`` and ``end_action``.
-
-    Sorts only the key columns and a row index (not the wide rows with their stats), takes the
-    next action of the same key with a plain shift over the sorted keys (no ``over`` window,
-    which hashes every key again), then gathers the add rows in that order.
-    """
-    order = _in_action_order(files.select(*KEY, "version", "seq", "action").with_row_index("_i"))
-    same_key = _same_key_as_next()
-    nxt = order.select(
-        "_i",
-        "action",
-        pl.when(same_key).then(pl.col("version").shift(-1)).alias("end_version"),
-        pl.when(same_key).then(pl.col("action").shift(-1)).alias("end_action"),
-    ).filter(pl.col("action") == "add")
-    return _lifecycle_rows(files, nxt["_i"], nxt["end_version"], nxt["end_action"])
-
-
-def _in_action_order(keys: pl.DataFrame) -> pl.DataFrame:
-    """Each key's actions in the order they took effect: by version, within a version a remove
-    before an add (a re-add supersedes it), then by position in the commit."""
-    return keys.with_columns((pl.col("action") == "add").cast(pl.Int8).alias("_rank")).sort(
-        [*KEY, "version", "_rank", "seq"]
-    )
-
-
-def _lifecycle_rows(
-    files: pl.DataFrame,
-    adds: pl.Series,
-    end_version: pl.Series | pl.Expr,
-    end_action: pl.Series | pl.Expr,
-) -> pl.DataFrame:
-    """The rows ``adds`` (indices of add actions in ``files``) as lifecycle rows."""
-    return (
-        files.drop("action", "deletion_timestamp")[adds]
-        .with_columns(end_version=end_version, end_action=end_action)
-        .rename({"version": "added_version"})
-    )
-
-
-def live_at_end(files: pl.DataFrame) -> pl.DataFrame | None:
-    """The lifecycle rows live at the segment's last version, without the whole lifecycle.
-
-    At the last version a file is live when its add is the last action of its key. A
-    checkpoint's adds all come before every commit, so one of them is live exactly when no
-    commit touches its key: only the (few) commit rows need the lifecycle's five-key sort, and
-    the (many) checkpoint rows only the (path, dv_id) sort the snapshot is ordered by anyway.
-    Returns ``None`` — use the lifecycle — when that shortcut would not be exact: a key repeated
-    inside the checkpoint, a null key, or checkpoint rows that do not all precede the commits.
-    """
-    keys = files.select(*KEY, "version", "seq", "action", "source").with_row_index("_i")
-    if any(keys[k].null_count() for k in KEY):
-        return None
-    in_checkpoint = pl.col("source") == "checkpoint"
-    checkpoint = keys.filter(in_checkpoint).select("_i", *KEY, "action", "version")
-    commits = keys.filter(~in_checkpoint)
-    if not _checkpoint_precedes(checkpoint, commits):
-        return None
-    untouched = checkpoint.join(commits.select(*KEY).unique(), on=list(KEY), how="anti")
-    candidates = pl.concat(
-        [untouched.select("_i", *KEY, "action"), _live_commit_adds(commits)], how="vertical"
-    ).sort(*KEY)
-    if candidates.select(_same_key_as_next().any()).item():
-        return None
-    return _lifecycle_rows(
-        files,
-        candidates.filter(pl.col("action") == "add")["_i"],
-        pl.lit(None, dtype=files.schema["version"]),
-        pl.lit(None, dtype=files.schema["action"]),
-    )
-
-
-def _same_key_as_next() -> pl.Expr:
-    return pl.all_horizontal(pl.col(k).eq_missing(pl.col(k).shift(-1)) for k in KEY)
-
-
-def _checkpoint_precedes(checkpoint: pl.DataFrame, commits: pl.DataFrame) -> bool:
-    """Checkpoint rows share one version, older than every commit row's."""
-    if checkpoint.is_empty():
-        return True
-    first, last = checkpoint["version"].min(), checkpoint["version"].max()
-    if first != last:
-        return False
-    return commits.is_empty() or bool(commits["version"].min() > last)  # type: ignore[operator]
-
-
-def _live_commit_adds(commits: pl.DataFrame) -> pl.DataFrame:
-    """Commit adds that are the last action of their key (``_i``, key, ``action``)."""
-    return (
-        _in_action_order(commits)
-        .filter(~_same_key_as_next() & (pl.col("action") == "add"))
-        .select("_i", *KEY, "action")
+def _live_at(version: int) -> pl.Expr:
+    """Lifecycle rows live at ``version``: added by then and not ended by then."""
+    return (pl.col("added_version") <= version) & (
+        pl.col("end_version").is_null() | (pl.col("end_version") > version)
     )
 
 
@@ -186,41 +97,44 @@ class Replay:
             )
 
     def metadata_at(self, version: int) -> Metadata:
-        self._check(version)
-        found = self._metadata.at(version)
-        if found is None:
-            raise LogCorruptError(
-                self.uri, f"no metaData action at or before version {version}", version
-            )
-        cached = self._parsed.get(("metaData", found[0]))
-        if isinstance(cached, Metadata):
-            return cached
-        try:
-            parsed = Metadata.from_json(found[1])
-        except ValueError as exc:
-            raise LogCorruptError(
-                self.uri, f"metaData is not valid JSON: {exc}", found[0]
-            ) from None
-        self._parsed["metaData", found[0]] = parsed
-        return parsed
+        return self._action_at(
+            version, self._metadata, Metadata, "metaData", "metaData is not valid JSON", ValueError
+        )
 
     def protocol_at(self, version: int) -> Protocol:
+        return self._action_at(
+            version,
+            self._protocols,
+            Protocol,
+            "protocol",
+            "protocol action is invalid",
+            (ValueError, TypeError),
+        )
+
+    def _action_at(
+        self,
+        version: int,
+        versioned: _Versioned,
+        decoded: type[_Action],
+        action: str,
+        invalid: str,
+        errors: type[Exception] | tuple[type[Exception], ...],
+    ) -> _Action:
+        """The last ``action`` (metaData or protocol) at or before ``version``, decoded once."""
         self._check(version)
-        found = self._protocols.at(version)
+        found = versioned.at(version)
         if found is None:
             raise LogCorruptError(
-                self.uri, f"no protocol action at or before version {version}", version
+                self.uri, f"no {action} action at or before version {version}", version
             )
-        cached = self._parsed.get(("protocol", found[0]))
-        if isinstance(cached, Protocol):
+        cached = self._parsed.get((action, found[0]))
+        if isinstance(cached, decoded):
             return cached
         try:
-            parsed = Protocol.from_json(found[1])
-        except (ValueError, TypeError) as exc:
-            raise LogCorruptError(
-                self.uri, f"protocol action is invalid: {exc}", found[0]
-            ) from None
-        self._parsed["protocol", found[0]] = parsed
+            parsed = decoded.from_json(found[1])
+        except errors as exc:
+            raise LogCorruptError(self.uri, f"{invalid}: {exc}", found[0]) from None
+        self._parsed[action, found[0]] = parsed
         return parsed
 
     def metadata_versions(self) -> list[int]:
@@ -231,10 +145,7 @@ class Replay:
 
     def live_files(self, version: int) -> pl.DataFrame:
         self._check(version)
-        return self.lifecycle.filter(
-            (pl.col("added_version") <= version)
-            & (pl.col("end_version").is_null() | (pl.col("end_version") > version))
-        )
+        return self.lifecycle.filter(_live_at(version))
 
     def live_files_among(self, version: int, paths: pl.Series) -> pl.DataFrame:
         """The rows of :meth:`live_files` whose path is one of ``paths``.
@@ -254,10 +165,7 @@ class Replay:
             end = column.search_sorted(wanted, side="right").to_list()
             rows = [i for a, b in zip(first, end, strict=True) for i in range(a, b)]
             found = lc[rows] if rows else lc.clear()
-        return found.filter(
-            (pl.col("added_version") <= version)
-            & (pl.col("end_version").is_null() | (pl.col("end_version") > version))
-        )
+        return found.filter(_live_at(version))
 
     def app_transactions_at(self, version: int, *, now_ms: int | None = None) -> dict[str, int]:
         """Latest ``txn.version`` per appId; with ``delta.setTransactionRetentionDuration`` set,
@@ -326,59 +234,7 @@ class Replay:
     @cached_property
     def commits(self) -> pl.DataFrame:
         """One row per commit version in the segment: typed commitInfo fields and file counts."""
-        versions = pl.DataFrame(
-            {"version": list(self.frames.commit_versions)}, schema={"version": pl.Int64}
-        )
-        infos = with_commit_info_columns(
-            self.frames.commit_infos.unique("version", keep="first", maintain_order=True)
-        )
-        files = self.frames.files.filter(pl.col("source") == "commit")
-        counts = files.group_by("version").agg(
-            (pl.col("action") == "add").sum().cast(pl.Int64).alias("num_added_files"),
-            (pl.col("action") == "remove").sum().cast(pl.Int64).alias("num_removed_files"),
-            pl.col("size")
-            .filter(pl.col("action") == "add")
-            .sum()
-            .cast(pl.Int64)
-            .alias("bytes_added"),
-            pl.col("size")
-            .filter(pl.col("action") == "remove")
-            .sum()
-            .cast(pl.Int64)
-            .alias("bytes_removed"),
-        )
-        marks = (
-            pl.DataFrame(
-                {
-                    "version": self.frames.metadata["version"].to_list(),
-                },
-                schema={"version": pl.Int64},
-            )
-            .unique()
-            .with_columns(pl.lit(True).alias("changes_metadata"))
-        )
-        pmarks = (
-            pl.DataFrame(
-                {"version": self.frames.protocols["version"].to_list()},
-                schema={"version": pl.Int64},
-            )
-            .unique()
-            .with_columns(pl.lit(True).alias("changes_protocol"))
-        )
-        return (
-            versions.join(infos, on="version", how="left")
-            .join(counts, on="version", how="left")
-            .join(marks, on="version", how="left")
-            .join(pmarks, on="version", how="left")
-            .with_columns(
-                pl.col(
-                    "num_added_files", "num_removed_files", "bytes_added", "bytes_removed"
-                ).fill_null(0),
-                pl.col("changes_metadata", "changes_protocol").fill_null(False),
-                pl.col("commit_info").is_not_null().alias("has_commit_info"),
-            )
-            .sort("version")
-        )
+        return commit_table(self.frames)
 
 
 _UNIT_MS = {
@@ -408,78 +264,5 @@ def parse_interval_ms(text: str | None) -> int | None:
     return int(amount * _UNIT_MS[unit]) if unit in _UNIT_MS else None
 
 
-def content_diagnostics(rep: Replay) -> list[Diagnostic]:
-    """Remarks on what the actions say (not the layout): read around, never fatal."""
-    out: list[Diagnostic] = []
-    frames = rep.frames
-    for v, raw in frames.unknown.iter_rows():
-        out.append(info("W201", f"unknown action kept, not interpreted: {raw[:120]}", v))
-    # W202 needs only which versions lack commitInfo; building Replay.commits for it (typed
-    # commitInfo columns, file counts, joins) cost more than the rest of a history load.
-    infos = frames.commit_infos
-    with_info = set(infos.filter(pl.col("commit_info").is_not_null())["version"].to_list())
-    missing = [v for v in frames.commit_versions if v not in with_info]
-    if missing:
-        shown = ", ".join(str(v) for v in missing[:10]) + (" …" if len(missing) > 10 else "")
-        out.append(
-            info("W202", f"{len(missing)} commit(s) without commitInfo: {shown}", missing[0])
-        )
-    seen_features: set[str] = set()
-    for v, text in frames.protocols.iter_rows():
-        try:
-            p = Protocol.from_json(text)
-        except (ValueError, TypeError):
-            out.append(warning("W205", "protocol action is not valid JSON", v))
-            continue
-        if p.reader_features is not None and p.min_reader_version != 3:
-            out.append(
-                warning(
-                    "W205",
-                    f"readerFeatures present with minReaderVersion {p.min_reader_version} (must be 3)",
-                    v,
-                )
-            )
-        if p.writer_features is not None and p.min_writer_version != 7:
-            out.append(
-                warning(
-                    "W205",
-                    f"writerFeatures present with minWriterVersion {p.min_writer_version} (must be 7)",
-                    v,
-                )
-            )
-        if "catalogManaged" in p.features and "catalogManaged" not in seen_features:
-            out.append(
-                warning(
-                    "W110",
-                    "catalog-managed table: the catalog ratifies commits, so the published log may lag it; "
-                    "only published commits are analysed",
-                    v,
-                )
-            )
-        seen_features.update(p.features)
-    for v, text in frames.metadata.iter_rows():
-        try:
-            doc = json.loads(text)
-        except ValueError:
-            out.append(warning("W206", "metaData action is not valid JSON", v))
-            continue
-        if not isinstance(doc, dict) or not isinstance(doc.get("schemaString"), str):
-            out.append(
-                warning("W206", "metaData action has no schemaString; file lists are still read", v)
-            )
-    return out
-
-
 def replay(uri: str, frames: ActionFrames) -> Replay:
     return Replay(uri, frames)
-
-
-def operation_parameters(text: str | None) -> dict[str, object]:
-    """Decode ``operationParameters`` JSON text; values keep their JSON type."""
-    if not text:
-        return {}
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
