@@ -60,33 +60,9 @@ def read_alter(text: str, tree: exp.Alter) -> Statement:
                 )
             )
         elif isinstance(a, exp.AlterSet):
-            props: list[tuple[str, str]] = []
-            for p in a.find_all(exp.Property):
-                key = p.this.name if isinstance(p.this, exp.Expr) else str(p.this)
-                value = p.args.get("value")
-                props.append((key, value.name if isinstance(value, exp.Expr) else str(value)))
-            if not props:
-                actions.append(AlterAction("other", text=to_sql(a)))
-            else:
-                actions.append(
-                    AlterAction("set_properties", properties=tuple(props), text=to_sql(a))
-                )
+            actions.append(_set_properties(a))
         elif isinstance(a, exp.AddConstraint):
-            for c in a.expressions:
-                check = (
-                    next(
-                        (x for x in c.expressions if isinstance(x, exp.CheckColumnConstraint)), None
-                    )
-                    if isinstance(c, exp.Constraint)
-                    else None
-                )
-                if check is None:
-                    raise ValueError("Delta supports only CHECK constraints in ADD CONSTRAINT")
-                actions.append(
-                    AlterAction(
-                        "add_constraint", name=c.name, expr=to_sql(check.this), text=to_sql(c)
-                    )
-                )
+            actions += _check_constraints(a)
         elif isinstance(a, exp.Drop) and str(a.args.get("kind") or "").upper() == "CONSTRAINT":
             names = [t.name for t in a.args.get("tables") or []]
             actions.append(
@@ -113,6 +89,34 @@ def read_alter(text: str, tree: exp.Alter) -> Statement:
     if not actions:
         raise ValueError("ALTER TABLE without an action")
     return Statement(kind="ALTER", text=text, table=name, alter=tuple(actions))
+
+
+def _set_properties(a: exp.AlterSet) -> AlterAction:
+    """An ALTER TABLE ... SET with the properties it sets; one without any is ``other``."""
+    props: list[tuple[str, str]] = []
+    for p in a.find_all(exp.Property):
+        key = p.this.name if isinstance(p.this, exp.Expr) else str(p.this)
+        value = p.args.get("value")
+        props.append((key, value.name if isinstance(value, exp.Expr) else str(value)))
+    if not props:
+        return AlterAction("other", text=to_sql(a))
+    return AlterAction("set_properties", properties=tuple(props), text=to_sql(a))
+
+
+def _check_constraints(a: exp.AddConstraint) -> list[AlterAction]:
+    actions: list[AlterAction] = []
+    for c in a.expressions:
+        check = (
+            next((x for x in c.expressions if isinstance(x, exp.CheckColumnConstraint)), None)
+            if isinstance(c, exp.Constraint)
+            else None
+        )
+        if check is None:
+            raise ValueError("Delta supports only CHECK constraints in ADD CONSTRAINT")
+        actions.append(
+            AlterAction("add_constraint", name=c.name, expr=to_sql(check.this), text=to_sql(c))
+        )
+    return actions
 
 
 def read_truncate(text: str, tree: exp.TruncateTable) -> Statement:
