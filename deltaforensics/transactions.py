@@ -28,7 +28,7 @@ from deltaforensics.model.frames import (
 from deltaforensics.model.ids import IsolationLevel
 from deltaforensics.model.json_text import loads
 from deltaforensics.predicates.ir import TRUE, Predicate
-from deltaforensics.predicates.parse import ReadPredicateInfo, parse_operation_predicates
+from deltaforensics.predicates.operations import ReadPredicateInfo, parse_operation_predicates
 from deltaforensics.predicates.partition import (
     partition_read_predicate,
     partition_read_predicate_for,

@@ -58,39 +58,10 @@ def audit_frames(
     commit_files_read: int = 0,
 ) -> TableOutcome:
     """Join ``new`` to ``prior`` as ``plan`` says, analyse the whole kept history, report."""
-    if plan.mode == "full":
-        if new is None:
-            raise ValueError("a full read needs the frames it read")
-        frames = new
-    else:
-        if prior is None:
-            raise ValueError(f"a {plan.mode} read needs the prior state")
-        frames = merge_frames(prior.frames, new) if new is not None else prior.frames
+    frames = _kept_frames(plan, new, prior)
     replay = Replay(spec.uri, frames)
     first = replay.first_version
-    oldest_listed = min(listing.commits, default=None)
-    kept_earlier = (
-        oldest_listed is not None
-        and bool(frames.commit_versions)
-        and frames.commit_versions[0] < oldest_listed
-    )
-    diagnostics = read_diagnostics
-    if plan.mode != "full":  # what a full read would say of this listing, and of the content
-        diagnostics += tuple(
-            d
-            for d in diagnose_listing(listing, frames.end_version, None, frozenset())
-            if not (kept_earlier and d.code == "W107")
-        )
-        diagnostics += tuple(content_diagnostics(replay))
-    if kept_earlier and oldest_listed is not None:
-        diagnostics += (
-            info(
-                HISTORY_KEPT_BEYOND_RETENTION,
-                f"versions {frames.commit_versions[0]}..{oldest_listed - 1} are no longer in the "
-                "log; they come from the audit state",
-                first,
-            ),
-        )
+    diagnostics = read_diagnostics + _kept_history_diagnostics(listing, plan, replay)
     loaded = LoadedLog(
         listing=listing,
         segment=LogSegment(
@@ -140,3 +111,48 @@ def audit_frames(
         },
         fail_on_hits=tuple(fail_on_hits(report, settings.fail_on)),
     )
+
+
+def _kept_frames(
+    plan: ReadPlan, new: ActionFrames | None, prior: TableState | None
+) -> ActionFrames:
+    """The history to analyse: what a full read read, or the prior state joined to it."""
+    if plan.mode == "full":
+        if new is None:
+            raise ValueError("a full read needs the frames it read")
+        return new
+    if prior is None:
+        raise ValueError(f"a {plan.mode} read needs the prior state")
+    return merge_frames(prior.frames, new) if new is not None else prior.frames
+
+
+def _kept_history_diagnostics(
+    listing: LogListing, plan: ReadPlan, replay: Replay
+) -> tuple[Diagnostic, ...]:
+    """What a full read would say of this listing and content (after an incremental read), and
+    W702 when the kept history starts before the oldest commit still in the log."""
+    frames = replay.frames
+    oldest_listed = min(listing.commits, default=None)
+    kept_earlier = (
+        oldest_listed is not None
+        and bool(frames.commit_versions)
+        and frames.commit_versions[0] < oldest_listed
+    )
+    diagnostics: tuple[Diagnostic, ...] = ()
+    if plan.mode != "full":  # what a full read would say of this listing, and of the content
+        diagnostics += tuple(
+            d
+            for d in diagnose_listing(listing, frames.end_version, None, frozenset())
+            if not (kept_earlier and d.code == "W107")
+        )
+        diagnostics += tuple(content_diagnostics(replay))
+    if kept_earlier and oldest_listed is not None:
+        diagnostics += (
+            info(
+                HISTORY_KEPT_BEYOND_RETENTION,
+                f"versions {frames.commit_versions[0]}..{oldest_listed - 1} are no longer in the "
+                "log; they come from the audit state",
+                replay.first_version,
+            ),
+        )
+    return diagnostics

@@ -30,14 +30,6 @@ from urllib.parse import quote
 import polars as pl
 
 from deltaforensics.conflicts.checker import COMMITS, Verdict, check
-from deltaforensics.evidence.sql import (
-    UNKNOWN,
-    AlterAction,
-    Statement,
-    Value,
-    normalise_condition,
-    parse_statement,
-)
 from deltaforensics.model.actions import Metadata, Protocol
 from deltaforensics.model.ids import IsolationLevel
 from deltaforensics.model.schemas import FILE_COLUMNS, PARTITION_VALUES, files_schema
@@ -56,6 +48,14 @@ from deltaforensics.predicates.stats import may_match_stats
 from deltaforensics.profiles import Profile
 from deltaforensics.profiles.writers import StatementWriter, compact_json
 from deltaforensics.replay import Replay
+from deltaforensics.statements import (
+    UNKNOWN,
+    AlterAction,
+    Statement,
+    Value,
+    normalise_condition,
+    parse_statement,
+)
 from deltaforensics.transactions import Transaction, effective_isolation, reads_of
 
 HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"

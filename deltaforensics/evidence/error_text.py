@@ -35,6 +35,7 @@ winner's commitInfo (``engineInfo`` ``Databricks-Runtime/…``, ``clusterId``, `
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from deltaforensics.evidence import message_formats as fmt
 from deltaforensics.evidence.conflict_evidence import (
@@ -100,10 +101,25 @@ def _nth_newline(text: str, pos: int, n: int) -> int:
     return pos - 1
 
 
-def _read_message(
-    text: str, anchor: fmt.Anchor, m: re.Match[str], next_start: int, times: LineTimes, source: str
-) -> tuple[ConflictEvidence, int]:
-    groups = m.groupdict()
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Message:
+    """Where one message lies around its anchor sentence, and what its surroundings carry."""
+
+    line: int
+    prefix_start: int  # where the text before the anchor that was searched starts
+    raw_start: int  # where the message starts, relative to prefix_start
+    class_name: str | None
+    error_class: str | None
+    rest: str  # the rest of the anchor's line
+    commit: ParsedCommit | None
+    doc_link: str | None
+    details: dict[str, object]
+    end: int
+
+
+def _locate_message(
+    text: str, anchor: fmt.Anchor, m: re.Match[str], next_start: int, times: LineTimes
+) -> _Message:
     line = times.line_of(m.start())
     prefix_start = max(times.line_start(line), m.start() - PREFIX_CHARS)
     class_name, error_class, raw_start = _header(text[prefix_start : m.start()], anchor)
@@ -124,7 +140,32 @@ def _read_message(
         )
     details: dict[str, object] = {}
     end = max(end, _details(text, anchor, m, rest, next_start, details))
+    return _Message(
+        line=line,
+        prefix_start=prefix_start,
+        raw_start=raw_start,
+        class_name=class_name,
+        error_class=error_class,
+        rest=rest,
+        commit=commit,
+        doc_link=link.group("link") if link else None,
+        details=details,
+        end=end,
+    )
 
+
+def _read_message(
+    text: str, anchor: fmt.Anchor, m: re.Match[str], next_start: int, times: LineTimes, source: str
+) -> tuple[ConflictEvidence, int]:
+    groups = m.groupdict()
+    found = _locate_message(text, anchor, m, next_start, times)
+    line, class_name, error_class, rest = (
+        found.line,
+        found.class_name,
+        found.error_class,
+        found.rest,
+    )
+    commit, doc_link, details, end = found.commit, found.doc_link, found.details, found.end
     exception = (
         fmt.debug_variant_exception(groups["variant"])
         if groups.get("variant")
@@ -137,7 +178,6 @@ def _read_message(
     version = int(groups["version"]) if groups.get("version") else _int(winner.get("version"))
     if version is None and details.get("empty_directory"):
         version = 0  # Delta adds that hint only when the winner is version 0
-    doc_link = link.group("link") if link else None
     evidence = ConflictEvidence(
         exception=exception,
         kind="retries-exhausted" if exception == fmt.MAX_RETRIES else "conflict",
@@ -170,7 +210,7 @@ def _read_message(
         doc_link=doc_link,
         details=details | _commit_details(commit),
         observed_at=times.observed_at(line),
-        raw=text[prefix_start + raw_start : end].rstrip()[:MAX_RAW],
+        raw=text[found.prefix_start + found.raw_start : end].rstrip()[:MAX_RAW],
         line=line,
         source=source,
     )

@@ -28,11 +28,8 @@ from deltaforensics.predicates.ir import (
     conjuncts,
     negation_normal_form,
 )
-from deltaforensics.predicates.parse import (
-    ReadPredicateInfo,
-    parse_operation_predicates,
-    parse_predicate,
-)
+from deltaforensics.predicates.operations import ReadPredicateInfo, parse_operation_predicates
+from deltaforensics.predicates.parse import parse_predicate
 from deltaforensics.predicates.partition import (
     PartitionReadPredicate,
     partition_read_predicate,

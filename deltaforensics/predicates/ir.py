@@ -8,6 +8,10 @@ hashing make de-duplication (Delta's ``ExpressionSet``) trivial.
 
 Column names keep the case they were written in; every consumer matches them
 case-insensitively (``Column.key``), as Spark's analyzer does by default.
+
+Why one module of ~400 lines: the node types and the functions that must handle every one of
+them (``map_columns``, ``negation_normal_form``, ``column_refs``, ``walk``) change together
+when a node is added, and most of the package imports both from here.
 """
 
 from __future__ import annotations
@@ -235,12 +239,10 @@ class And:
     parts: tuple[Predicate, ...]
 
     def to_sql(self) -> str:
-        if not self.parts:
-            return "TRUE"
-        return " AND ".join(_wrap(p, (Or,)) for p in self.parts)
+        return _joined(self.parts, "AND", Or)
 
     def columns(self) -> frozenset[str]:
-        return frozenset().union(*(p.columns() for p in self.parts))
+        return _columns_of(self.parts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,12 +250,10 @@ class Or:
     parts: tuple[Predicate, ...]
 
     def to_sql(self) -> str:
-        if not self.parts:
-            return "FALSE"
-        return " OR ".join(_wrap(p, (And,)) for p in self.parts)
+        return _joined(self.parts, "OR", And)
 
     def columns(self) -> frozenset[str]:
-        return frozenset().union(*(p.columns() for p in self.parts))
+        return _columns_of(self.parts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,9 +273,18 @@ Predicate: typing.TypeAlias = (
 Leaf: typing.TypeAlias = TrueExpr | FalseExpr | Compare | In | IsNull | Like | Opaque | Unknown
 
 
-def _wrap(p: Predicate, wrap_types: tuple[type, ...]) -> str:
-    sql = p.to_sql()
-    return f"({sql})" if isinstance(p, wrap_types) else sql
+def _joined(parts: tuple[Predicate, ...], keyword: str, wrapped: type[And] | type[Or]) -> str:
+    """``parts`` joined by AND or OR, the other connective in parentheses; with no parts, the
+    connective's identity (TRUE for AND, FALSE for OR)."""
+    if not parts:
+        return "TRUE" if keyword == "AND" else "FALSE"
+    return f" {keyword} ".join(
+        f"({p.to_sql()})" if isinstance(p, wrapped) else p.to_sql() for p in parts
+    )
+
+
+def _columns_of(parts: tuple[Predicate, ...]) -> frozenset[str]:
+    return frozenset().union(*(p.columns() for p in parts))
 
 
 def conjuncts(p: Predicate) -> tuple[Predicate, ...]:
@@ -287,38 +296,37 @@ def conjuncts(p: Predicate) -> tuple[Predicate, ...]:
     return (p,)
 
 
-def _dedupe(parts: Iterable[Predicate]) -> tuple[Predicate, ...]:
-    return tuple(dict.fromkeys(parts))
-
-
 def all_of(*parts: Predicate) -> Predicate:
     """AND with flattening, TRUE/FALSE folding and de-duplication (order kept)."""
-    flat: list[Predicate] = []
-    for p in parts:
-        for q in p.parts if isinstance(p, And) else (p,):
-            if isinstance(q, FalseExpr):
-                return FALSE
-            if not isinstance(q, TrueExpr):
-                flat.append(q)
-    unique = _dedupe(flat)
-    if not unique:
-        return TRUE
-    return unique[0] if len(unique) == 1 else And(unique)
+    return _connected(parts, And, absorbing=FALSE, identity=TRUE)
 
 
 def any_of(*parts: Predicate) -> Predicate:
     """OR with flattening, TRUE/FALSE folding and de-duplication (order kept)."""
+    return _connected(parts, Or, absorbing=TRUE, identity=FALSE)
+
+
+def _connected(
+    parts: Iterable[Predicate],
+    connective: type[And] | type[Or],
+    *,
+    absorbing: TrueExpr | FalseExpr,
+    identity: TrueExpr | FalseExpr,
+) -> Predicate:
+    """``parts`` under ``connective``: nested ones flattened, ``identity`` dropped, the whole
+    ``absorbing`` as soon as a part is."""
+    absorbs, neutral = type(absorbing), type(identity)
     flat: list[Predicate] = []
     for p in parts:
-        for q in p.parts if isinstance(p, Or) else (p,):
-            if isinstance(q, TrueExpr):
-                return TRUE
-            if not isinstance(q, FalseExpr):
+        for q in p.parts if isinstance(p, connective) else (p,):
+            if isinstance(q, absorbs):
+                return absorbing
+            if not isinstance(q, neutral):
                 flat.append(q)
-    unique = _dedupe(flat)
+    unique = tuple(dict.fromkeys(flat))
     if not unique:
-        return FALSE
-    return unique[0] if len(unique) == 1 else Or(unique)
+        return identity
+    return unique[0] if len(unique) == 1 else connective(unique)
 
 
 def walk(p: Predicate) -> Iterator[Predicate]:

@@ -36,7 +36,7 @@ from deltaforensics.predicates.ir import (
     map_columns,
     walk,
 )
-from deltaforensics.predicates.parse import ReadPredicateInfo
+from deltaforensics.predicates.operations import ReadPredicateInfo
 
 # Aliases people give the MERGE target (Delta docs use ``oldData``/``newData``, ``t``/``s``).
 # Only consulted when the caller does not know the alias; a wrong guess drops a conjunct,

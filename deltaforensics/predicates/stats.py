@@ -15,6 +15,14 @@ from collections.abc import Mapping, Sequence
 
 import polars as pl
 
+from deltaforensics.predicates.casts import (
+    DTYPES,
+    ColumnNames,
+    cast_scalar,
+    common_kind,
+    literal_kind,
+    typed_expr,
+)
 from deltaforensics.predicates.ir import (
     And,
     Column,
@@ -30,15 +38,7 @@ from deltaforensics.predicates.ir import (
     is_evaluable,
     negation_normal_form,
 )
-from deltaforensics.predicates.to_polars import (
-    _DTYPES,
-    _Names,
-    cast_scalar,
-    common_kind,
-    literal_kind,
-    to_polars,
-    typed_expr,
-)
+from deltaforensics.predicates.to_polars import to_polars
 
 _FLIPPED = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "=": "=", "!=": "!=", "<=>": "<=>"}
 # Delta truncates string statistics (32 characters by default); a truncated maximum need not
@@ -78,7 +78,7 @@ class _Stats:
         fields: Sequence[str] | None,
     ) -> None:
         self.part = {c.lower() for c in partition_columns}
-        self.names = _Names(types, name_map, None)
+        self.names = ColumnNames(types, name_map, None)
         if fields is None:  # the struct holds the physical partition columns
             fields = [self.names.physical.get(c.lower(), c) for c in partition_columns]
         self.types, self.name_map, self.fields = types, name_map, fields
@@ -130,7 +130,7 @@ class _Stats:
         value = cast_scalar(lit.value, kind)
         if value is None:  # the literal is NULL in the comparison type
             return self.may(IsNull(col)) if op == "<=>" else pl.lit(False)
-        v = pl.lit(value, dtype=_DTYPES[kind])
+        v = pl.lit(value, dtype=DTYPES[kind])
         lo_raw, hi_raw = self._path("minValues", col), self._path("maxValues", col)
         if kind == "str":
             hi_raw = pl.when(hi_raw.str.len_chars() < _STRING_PREFIX_LENGTH).then(hi_raw)

@@ -8,7 +8,8 @@ engine-aware ones that help. Entry points: :func:`whatif_document` and :func:`re
 
 from __future__ import annotations
 
-from deltaforensics.whatif.compare import Comparison, Evaluation, Observed
+from deltaforensics.whatif.compare import Evaluation
+from deltaforensics.whatif.comparison import Comparison, Observed
 from deltaforensics.whatif.document import whatif_document
 from deltaforensics.whatif.recommend import recommend
 from deltaforensics.whatif.scenario import (

@@ -9,7 +9,6 @@ reproduce is excluded), W605 change-is-a-metadata-commit.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
 
 from deltaforensics.model.diagnostic_codes import (
     BASELINE_NOT_REPRODUCED,
@@ -23,7 +22,8 @@ from deltaforensics.model.ids import IsolationLevel
 from deltaforensics.profiles import Profile, parse_isolation
 from deltaforensics.replay import Replay
 from deltaforensics.transactions import Transaction
-from deltaforensics.whatif.layout import Layout, Relabeler, certain_values
+from deltaforensics.whatif.comparison import Comparison
+from deltaforensics.whatif.layout import Layout, Relabeler
 from deltaforensics.whatif.scenario import (
     DeletionVectors,
     ExplicitMergePredicates,
@@ -33,12 +33,10 @@ from deltaforensics.whatif.scenario import (
     PartitionBy,
     SeparateSchedules,
 )
+from deltaforensics.whatif.spans import certain_values
 from deltaforensics.whatif.statistics import StatRanges
 from deltaforensics.whatif.transform import Rewriter, is_pure_append
 from deltaforensics.whatif.writers import transactions_by_writer
-
-if TYPE_CHECKING:
-    from deltaforensics.whatif.compare import Comparison
 
 HIGH_PARTITIONS = 1000  # Databricks/OSS guidance: fewer, larger partitions (≥ 1 GB each)
 SMALL_PARTITION_BYTES = 1 << 30
@@ -163,7 +161,7 @@ def surely_too_many_partitions(layout: Layout, statistics: StatRanges) -> bool:
     """Whether :func:`layout_diagnostic` surely warns that a layout of one new column has
     more than :data:`HIGH_PARTITIONS` partitions, decided from the statistics of the first
     :data:`SAMPLE_FILES` live files alone: the values they surely span
-    (:func:`~deltaforensics.whatif.layout.certain_values`) are partitions of the new layout,
+    (:func:`~deltaforensics.whatif.spans.certain_values`) are partitions of the new layout,
     whatever the other files add. An id column is decided so without reading its statistics
     from the whole history. False: not decided here."""
     new = layout.new_column_kinds()

@@ -13,7 +13,8 @@ from typing import Any, Protocol
 
 from deltaforensics.replay import Replay
 from deltaforensics.transactions import Transaction
-from deltaforensics.whatif.compare import DEFAULT_SAMPLES, Comparison, Evaluation
+from deltaforensics.whatif.compare import DEFAULT_SAMPLES, Evaluation
+from deltaforensics.whatif.comparison import Comparison
 from deltaforensics.whatif.scenario import Scenario
 from deltaforensics.whatif.statistics import StatRanges
 
@@ -119,7 +120,7 @@ def whatif_document(
 ) -> dict[str, Any]:
     """The ``whatif-v1`` document for ``scenario``.
 
-    ``errors`` / ``attempts``: :class:`~deltaforensics.whatif.compare.Observed` values or
+    ``errors`` / ``attempts``: :class:`~deltaforensics.whatif.comparison.Observed` values or
     ``(loser, winners, outcome)`` tuples; ``samples``: commits per writer and direction in
     the writer matrix (0 leaves the matrix out)."""
     evaluation = evaluation_for(analysis, errors, attempts, samples=samples)

@@ -23,7 +23,8 @@ from deltaforensics.profiles import parse_isolation
 from deltaforensics.transactions import Transaction
 from deltaforensics.whatif.advice import TableFacts, apply_text, isolation_value
 from deltaforensics.whatif.assess import committing_profiles, rlc_engines, statistics_to_read
-from deltaforensics.whatif.compare import DEFAULT_SAMPLES, Comparison, Evaluation
+from deltaforensics.whatif.compare import DEFAULT_SAMPLES, Evaluation
+from deltaforensics.whatif.comparison import Comparison
 from deltaforensics.whatif.document import AnalysisLike, evaluation_for
 from deltaforensics.whatif.scenario import (
     Change,

@@ -16,17 +16,24 @@ DEFAULT_MERGE_OPERATIONS = ("MERGE",)
 
 
 @dataclass(frozen=True, slots=True)
-class PartitionBy:
-    """Re-partition the table by ``columns`` (replacing the current partition columns)."""
+class _ColumnsChange:
+    """A change over a list of columns, given as names or as comma-separated text."""
 
     columns: tuple[str, ...]
-    kind: ClassVar[str] = "partition-by"
+    kind: ClassVar[str]
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "columns", _columns(self.columns))
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "columns": list(self.columns)}
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionBy(_ColumnsChange):
+    """Re-partition the table by ``columns`` (replacing the current partition columns)."""
+
+    kind: ClassVar[str] = "partition-by"
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,17 +60,10 @@ class DeletionVectors:
 
 
 @dataclass(frozen=True, slots=True)
-class Liquid:
+class Liquid(_ColumnsChange):
     """Replace partitioning by liquid clustering on ``columns`` (the table becomes unpartitioned)."""
 
-    columns: tuple[str, ...]
     kind: ClassVar[str] = "liquid"
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "columns", _columns(self.columns))
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "columns": list(self.columns)}
 
 
 @dataclass(frozen=True, slots=True)

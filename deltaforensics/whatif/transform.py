@@ -27,7 +27,7 @@ from deltaforensics.model.frames import partition_value_exprs
 from deltaforensics.model.ids import IsolationLevel
 from deltaforensics.model.schemas import PARTITION_VALUES
 from deltaforensics.predicates.ir import TRUE, Predicate, TrueExpr, all_of
-from deltaforensics.predicates.parse import parse_operation_predicates
+from deltaforensics.predicates.operations import parse_operation_predicates
 from deltaforensics.predicates.partition import (
     partition_read_predicate,
     partition_read_predicate_for,

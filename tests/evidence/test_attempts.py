@@ -26,10 +26,10 @@ from deltaforensics.evidence.attempts import (
     read_version_at,
     writes_nothing,
 )
-from deltaforensics.evidence.sql import UNKNOWN, parse_statement
 from deltaforensics.profiles import databricks, delta_rs, delta_spark, profile_by_name
 from deltaforensics.replay import Replay
 from deltaforensics.report.validate import load_schema
+from deltaforensics.statements import UNKNOWN, parse_statement
 from deltaforensics.transactions import Transaction, reconstruct_transactions
 from tests.support import LogBuilder
 

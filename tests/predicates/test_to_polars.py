@@ -27,7 +27,7 @@ from deltaforensics.predicates import (
     parse_predicate,
     to_polars,
 )
-from deltaforensics.predicates.to_polars import parse_expr, parse_text
+from deltaforensics.predicates.casts import parse_expr, parse_text
 
 # Logical partition columns, their Delta types, and raw values as the log stores them.
 TYPES = {

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from deltaforensics.analysis import ConflictAnalysis, analyze, load, open_store
 from deltaforensics.transactions import Transaction, reconstruct_transactions
-from deltaforensics.whatif.compare import Observed
+from deltaforensics.whatif.comparison import Observed
 
 
 def analysis_until(path: Path, version: int) -> ConflictAnalysis:

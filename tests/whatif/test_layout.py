@@ -15,20 +15,18 @@ from hypothesis import strategies as st
 
 from deltaforensics.analysis import load, open_store
 from deltaforensics.errors import DeltaForensicsError
-from deltaforensics.predicates.to_polars import kind_of_type
-from deltaforensics.whatif.layout import (
+from deltaforensics.predicates.casts import kind_of_type
+from deltaforensics.whatif.layout import UNKNOWN, Layout, Relabeler
+from deltaforensics.whatif.spans import (
     MAX_SPAN,
-    UNKNOWN,
-    Layout,
-    Relabeler,
-    _observed,
-    _sort_key,
-    _span,
     beyond_span,
     certain_values,
     enumerated_spans,
     numeric_universe,
+    observed_values,
+    sort_key,
     sort_keys,
+    span_values,
 )
 from deltaforensics.whatif.statistics import StatRanges, stat_ranges, with_stats
 from tests.conftest import SAMPLE_LOGS, corpus_tables
@@ -85,15 +83,15 @@ def _ranges(rows: list[tuple[str | None, str | None, bool, bool]]) -> pl.DataFra
 def test_beyond_span_agrees_with_span(
     kind: str, universe: list[str], rows: list[tuple[str | None, str | None, bool]]
 ) -> None:
-    values = tuple(sorted(set(universe), key=lambda v: _sort_key(v, kind)))
-    keys = [_sort_key(v, kind) for v in values]
+    values = tuple(sorted(set(universe), key=lambda v: sort_key(v, kind)))
+    keys = [sort_key(v, kind) for v in values]
     table = _ranges([(lo, hi, False, all_null) for lo, hi, all_null in rows])
     decided = beyond_span(table, kind, numeric_universe(kind, keys))
     assert len(decided) == len(rows)
     for (lo, hi, all_null), wide in zip(rows, decided, strict=True):
-        if wide:  # only ever claims what _span would say: too many values
+        if wide:  # only ever claims what span_values would say: too many values
             assert not all_null and lo is not None and hi is not None
-            assert _span(lo, hi, kind, values, keys, MAX_SPAN) is None
+            assert span_values(lo, hi, kind, values, keys, MAX_SPAN) is None
 
 
 @settings(max_examples=300, deadline=None)
@@ -105,12 +103,12 @@ def test_beyond_span_agrees_with_span(
     ),
 )
 def test_sort_keys_read_by_polars_are_pythons(kind: str, values: list[str]) -> None:
-    assert sort_keys(values, kind) == [_sort_key(v, kind) for v in values]
+    assert sort_keys(values, kind) == [sort_key(v, kind) for v in values]
 
 
 def test_beyond_span_decides_a_high_cardinality_column() -> None:
     values = tuple(str(i) for i in range(100_000))
-    keys = [_sort_key(v, "int64") for v in values]
+    keys = [sort_key(v, "int64") for v in values]
     table = pl.DataFrame(
         {
             "_lo": ["10", "5000", "5"],
@@ -119,7 +117,7 @@ def test_beyond_span_decides_a_high_cardinality_column() -> None:
             "_all_null": [False] * 3,
         }
     )
-    # a wide range is decided; an enumerable one (<= 1,000 integers) is left to _span
+    # a wide range is decided; an enumerable one (<= 1,000 integers) is left to span_values
     assert beyond_span(table, "int64", numeric_universe("int64", keys)) == [True, False, False]
 
 
@@ -198,17 +196,17 @@ def _not_nan(text: str) -> bool:
     values=st.lists(st.one_of(_NUMBERS, st.text(max_size=6)).filter(_not_nan), max_size=40),
 )
 def test_observed_orders_like_the_python_sort_key(kind: str, values: list[str]) -> None:
-    """The polars-sorted universe holds the same values, in non-decreasing ``_sort_key``
+    """The polars-sorted universe holds the same values, in non-decreasing ``sort_key``
     order (the order bisection relies on), as Python's ``sorted`` with that key."""
     half = len(values) // 2
     ranges = pl.DataFrame(
         {"_lo": values[:half], "_hi": values[half : 2 * half]},
         schema={"_lo": pl.String, "_hi": pl.String},
     )
-    got = _observed(ranges, kind)
-    expected = sorted(set(values[: 2 * half]), key=lambda v: _sort_key(v, kind))
+    got = observed_values(ranges, kind)
+    expected = sorted(set(values[: 2 * half]), key=lambda v: sort_key(v, kind))
     assert sorted(got) == sorted(expected)
-    keys = [_sort_key(v, kind) for v in got]
+    keys = [sort_key(v, kind) for v in got]
     assert keys == sorted(keys)
 
 
@@ -238,13 +236,13 @@ def test_certain_values_never_exceed_the_values_the_spans_hold(
     values the files' known spans hold — the partitions ``layout_stats`` counts — with the
     table's universe taken from the same files."""
     ranges = _ranges(rows)
-    universe = _observed(ranges, kind)
+    universe = observed_values(ranges, kind)
     keys = sort_keys(universe, kind)
     held: set[str] = set()
     for lo, hi, _, all_null in rows:
         if all_null or lo is None or hi is None:
             continue
-        values = _span(lo, hi, kind, universe, keys, MAX_SPAN)
+        values = span_values(lo, hi, kind, universe, keys, MAX_SPAN)
         if values is not None and len(values) <= MAX_SPAN:
             held.update(v for v in values if v is not None)
     assert certain_values(ranges, kind) <= len(held)

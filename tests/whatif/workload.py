@@ -24,7 +24,7 @@ from deltalake.exceptions import CommitFailedError
 
 from deltaforensics.analysis import ConflictAnalysis, analyze, load, open_store
 from deltaforensics.transactions import reconstruct_transactions
-from deltaforensics.whatif.compare import Observed
+from deltaforensics.whatif.comparison import Observed
 from tests.conflicts.deltars_harness import classify
 
 Op = Callable[[DeltaTable], Any]

@@ -1,0 +1,72 @@
+"""One row per commit version: typed commitInfo fields, file counts and what it changed."""
+
+from __future__ import annotations
+
+import json
+
+import polars as pl
+
+from deltaforensics.model.commit_info import with_commit_info_columns
+from deltaforensics.model.schemas import ActionFrames
+
+
+def commit_table(frames: ActionFrames) -> pl.DataFrame:
+    """One row per commit version in the segment: typed commitInfo fields and file counts."""
+    versions = pl.DataFrame({"version": list(frames.commit_versions)}, schema={"version": pl.Int64})
+    infos = with_commit_info_columns(
+        frames.commit_infos.unique("version", keep="first", maintain_order=True)
+    )
+    files = frames.files.filter(pl.col("source") == "commit")
+    counts = files.group_by("version").agg(
+        (pl.col("action") == "add").sum().cast(pl.Int64).alias("num_added_files"),
+        (pl.col("action") == "remove").sum().cast(pl.Int64).alias("num_removed_files"),
+        pl.col("size").filter(pl.col("action") == "add").sum().cast(pl.Int64).alias("bytes_added"),
+        pl.col("size")
+        .filter(pl.col("action") == "remove")
+        .sum()
+        .cast(pl.Int64)
+        .alias("bytes_removed"),
+    )
+    marks = (
+        pl.DataFrame(
+            {
+                "version": frames.metadata["version"].to_list(),
+            },
+            schema={"version": pl.Int64},
+        )
+        .unique()
+        .with_columns(pl.lit(True).alias("changes_metadata"))
+    )
+    pmarks = (
+        pl.DataFrame(
+            {"version": frames.protocols["version"].to_list()},
+            schema={"version": pl.Int64},
+        )
+        .unique()
+        .with_columns(pl.lit(True).alias("changes_protocol"))
+    )
+    return (
+        versions.join(infos, on="version", how="left")
+        .join(counts, on="version", how="left")
+        .join(marks, on="version", how="left")
+        .join(pmarks, on="version", how="left")
+        .with_columns(
+            pl.col(
+                "num_added_files", "num_removed_files", "bytes_added", "bytes_removed"
+            ).fill_null(0),
+            pl.col("changes_metadata", "changes_protocol").fill_null(False),
+            pl.col("commit_info").is_not_null().alias("has_commit_info"),
+        )
+        .sort("version")
+    )
+
+
+def operation_parameters(text: str | None) -> dict[str, object]:
+    """Decode ``operationParameters`` JSON text; values keep their JSON type."""
+    if not text:
+        return {}
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}

@@ -1,0 +1,107 @@
+"""Action frames -> the file lifecycle: one row per add, with the version its life ended.
+
+The lifecycle has one row per *add* of a logical file (key = path + deletion-vector id): the
+version it became live and the version its life ended, either by a remove of the same key or by
+a re-add that superseded the record. Built with one sort and one window — no per-action loop.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+KEY = ("path", "dv_id")
+
+
+def build_lifecycle(files: pl.DataFrame) -> pl.DataFrame:
+    """One row per add with ``added_version``, ``end_version`` and ``end_action``.
+
+    Sorts only the key columns and a row index (not the wide rows with their stats), takes the
+    next action of the same key with a plain shift over the sorted keys (no ``over`` window,
+    which hashes every key again), then gathers the add rows in that order.
+    """
+    order = _in_action_order(files.select(*KEY, "version", "seq", "action").with_row_index("_i"))
+    same_key = _same_key_as_next()
+    nxt = order.select(
+        "_i",
+        "action",
+        pl.when(same_key).then(pl.col("version").shift(-1)).alias("end_version"),
+        pl.when(same_key).then(pl.col("action").shift(-1)).alias("end_action"),
+    ).filter(pl.col("action") == "add")
+    return _lifecycle_rows(files, nxt["_i"], nxt["end_version"], nxt["end_action"])
+
+
+def _in_action_order(keys: pl.DataFrame) -> pl.DataFrame:
+    """Each key's actions in the order they took effect: by version, within a version a remove
+    before an add (a re-add supersedes it), then by position in the commit."""
+    return keys.with_columns((pl.col("action") == "add").cast(pl.Int8).alias("_rank")).sort(
+        [*KEY, "version", "_rank", "seq"]
+    )
+
+
+def _lifecycle_rows(
+    files: pl.DataFrame,
+    adds: pl.Series,
+    end_version: pl.Series | pl.Expr,
+    end_action: pl.Series | pl.Expr,
+) -> pl.DataFrame:
+    """The rows ``adds`` (indices of add actions in ``files``) as lifecycle rows."""
+    return (
+        files.drop("action", "deletion_timestamp")[adds]
+        .with_columns(end_version=end_version, end_action=end_action)
+        .rename({"version": "added_version"})
+    )
+
+
+def live_at_end(files: pl.DataFrame) -> pl.DataFrame | None:
+    """The lifecycle rows live at the segment's last version, without the whole lifecycle.
+
+    At the last version a file is live when its add is the last action of its key. A
+    checkpoint's adds all come before every commit, so one of them is live exactly when no
+    commit touches its key: only the (few) commit rows need the lifecycle's five-key sort, and
+    the (many) checkpoint rows only the (path, dv_id) sort the snapshot is ordered by anyway.
+    Returns ``None`` — use the lifecycle — when that shortcut would not be exact: a key repeated
+    inside the checkpoint, a null key, or checkpoint rows that do not all precede the commits.
+    """
+    keys = files.select(*KEY, "version", "seq", "action", "source").with_row_index("_i")
+    if any(keys[k].null_count() for k in KEY):
+        return None
+    in_checkpoint = pl.col("source") == "checkpoint"
+    checkpoint = keys.filter(in_checkpoint).select("_i", *KEY, "action", "version")
+    commits = keys.filter(~in_checkpoint)
+    if not _checkpoint_precedes(checkpoint, commits):
+        return None
+    untouched = checkpoint.join(commits.select(*KEY).unique(), on=list(KEY), how="anti")
+    candidates = pl.concat(
+        [untouched.select("_i", *KEY, "action"), _live_commit_adds(commits)], how="vertical"
+    ).sort(*KEY)
+    if candidates.select(_same_key_as_next().any()).item():
+        return None
+    return _lifecycle_rows(
+        files,
+        candidates.filter(pl.col("action") == "add")["_i"],
+        pl.lit(None, dtype=files.schema["version"]),
+        pl.lit(None, dtype=files.schema["action"]),
+    )
+
+
+def _same_key_as_next() -> pl.Expr:
+    return pl.all_horizontal(pl.col(k).eq_missing(pl.col(k).shift(-1)) for k in KEY)
+
+
+def _checkpoint_precedes(checkpoint: pl.DataFrame, commits: pl.DataFrame) -> bool:
+    """Checkpoint rows share one version, older than every commit row's."""
+    if checkpoint.is_empty():
+        return True
+    first, last = checkpoint["version"].min(), checkpoint["version"].max()
+    if first != last:
+        return False
+    return commits.is_empty() or bool(commits["version"].min() > last)  # type: ignore[operator]
+
+
+def _live_commit_adds(commits: pl.DataFrame) -> pl.DataFrame:
+    """Commit adds that are the last action of their key (``_i``, key, ``action``)."""
+    return (
+        _in_action_order(commits)
+        .filter(~_same_key_as_next() & (pl.col("action") == "add"))
+        .select("_i", *KEY, "action")
+    )

@@ -1,0 +1,158 @@
+"""What a what-if comparison found: each pair's verdict before and after one scenario, and the
+totals the report shows.
+
+Values only: :mod:`deltaforensics.whatif.compare` computes them and
+:mod:`deltaforensics.whatif.assess` grades how far to trust them, so both import this module and
+neither imports the other for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from deltaforensics.conflicts.checker import COMMITS
+from deltaforensics.model.diagnostics import Diagnostic
+from deltaforensics.transactions import Transaction
+from deltaforensics.whatif.matrix import MatrixCell
+from deltaforensics.whatif.scenario import Scenario
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Observed:
+    """A pair seen outside the log: the loser of a pasted error or an attempted statement, the
+    commits it was checked against, and what really happened (``commits`` or the exception)."""
+
+    loser: Transaction
+    winners: tuple[Transaction, ...]
+    outcome: str
+    source: str = "attempt"  # "error" | "attempt"
+    label: str = ""
+
+
+def as_observed(item: Any, source: str, index: int) -> Observed:
+    """Accept :class:`Observed` or a ``(loser, winners, outcome)`` tuple."""
+    if isinstance(item, Observed):
+        return item if item.source == source else replace(item, source=source)
+    loser, winners, outcome = item
+    label = loser.statement or f"{source} {index + 1}"
+    return Observed(
+        loser=loser, winners=tuple(winners), outcome=str(outcome), source=source, label=label
+    )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PairResult:
+    source: str  # "race" | "error" | "attempt"
+    loser: Transaction
+    label: str
+    winner_version: int | None
+    before: str
+    after: str | None  # None: the footprint under the scenario is unknown
+    reason: str
+    trusted: bool = True  # the model reproduces the baseline
+    fragile_before: bool = False
+    fragile_after: bool = False
+
+    @property
+    def avoided(self) -> bool:
+        return self.trusted and self.after == COMMITS and self.before != COMMITS
+
+    @property
+    def introduced(self) -> bool:
+        return self.trusted and self.after not in (None, COMMITS) and self.before == COMMITS
+
+    def to_dict(self) -> dict[str, Any]:
+        loser: dict[str, Any] = (
+            {"version": self.loser.version}
+            if self.source == "race" and self.loser.version is not None
+            else {"attempt": self.label}
+        )
+        return {
+            "loser": loser,
+            "winner_version": self.winner_version,
+            "before": self.before,
+            "after": self.after if self.after is not None else self.before,
+            "reason": self.reason,
+            "source": self.source,
+            "known": self.after is not None,
+            "counted": self.trusted and self.after is not None,
+            "fragile_before": self.fragile_before,
+            "fragile_after": self.fragile_after,
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Comparison:
+    scenario: Scenario
+    pairs: tuple[PairResult, ...]
+    matrix: tuple[MatrixCell, ...]
+    diagnostics: tuple[Diagnostic, ...] = ()
+    confidence: str = "high"
+
+    def _count(self, source: str) -> int:
+        return sum(1 for p in self.pairs if p.source == source)
+
+    @property
+    def evaluated_on(self) -> dict[str, int]:
+        return {
+            "races": self._count("race"),
+            "errors": self._count("error"),
+            "attempts": self._count("attempt"),
+            "writer_pairs": len(self.matrix),
+        }
+
+    def tally(self, source: str) -> dict[str, int]:
+        """avoided / introduced / unknown / excluded for ``race``, ``error``, ``attempt`` or
+        ``writer-matrix``."""
+        items: Sequence[PairResult | MatrixCell] = (
+            self.matrix
+            if source == "writer-matrix"
+            else [p for p in self.pairs if p.source == source]
+        )
+        return {
+            "avoided": sum(1 for p in items if p.avoided),
+            "introduced": sum(1 for p in items if p.introduced),
+            "unknown": sum(1 for p in items if p.after is None),
+            "excluded": sum(1 for p in items if isinstance(p, PairResult) and not p.trusted),
+        }
+
+    @property
+    def conflicts_avoided(self) -> int:
+        return sum(1 for p in self.pairs if p.avoided) + sum(1 for c in self.matrix if c.avoided)
+
+    @property
+    def conflicts_introduced(self) -> int:
+        return sum(1 for p in self.pairs if p.introduced) + sum(
+            1 for c in self.matrix if c.introduced
+        )
+
+    @property
+    def baseline(self) -> dict[str, int]:
+        return {
+            "conflicts": sum(1 for p in self.pairs if p.before != COMMITS)
+            + sum(1 for c in self.matrix if c.before != COMMITS),
+            "fragile_races": sum(1 for p in self.pairs if p.fragile_before),
+        }
+
+    @property
+    def result(self) -> dict[str, int]:
+        base = self.baseline
+        return {
+            "conflicts": base["conflicts"] - self.conflicts_avoided + self.conflicts_introduced,
+            "fragile_races": sum(
+                1
+                for p in self.pairs
+                if (p.fragile_after if p.after is not None else p.fragile_before)
+            ),
+        }
+
+    @property
+    def unknown(self) -> int:
+        return sum(1 for p in self.pairs if p.after is None) + sum(
+            1 for c in self.matrix if c.after is None
+        )
+
+    def by_source(self) -> dict[str, dict[str, int]]:
+        return {s: self.tally(s) for s in ("race", "error", "attempt", "writer-matrix")}
