@@ -1,8 +1,13 @@
 """``LogBuilder``: SQL statements as the commits each engine writes for them.
 
 Every method is one statement (CREATE, WRITE, DELETE, UPDATE, MERGE, OPTIMIZE, ALTER TABLE ...)
-and returns the version it wrote. It decides the statement's ``operationParameters`` for the
-commit's writer and which files it removes by default; ``TableLog.commit`` does the rest.
+and returns the version it wrote. It decides which files a statement removes by default and
+prints its conditions (``predicate_text``); the shape of DELETE/UPDATE/MERGE/OPTIMIZE
+``operationParameters`` comes from the package's writer model (``Writer.statement_writer``),
+the one the attempt simulator uses. Builder-side, as release details the model does not hold:
+Spark before 2.4 printing conditions unwrapped (MERGE) or bare (UPDATE), no
+``notMatchedBySourcePredicates`` before Delta 2.3, ``clusterBy``/``auto`` from 3.1, Databricks
+``clusterBy``/``statsOnLoad``, and CREATE/WRITE parameters. ``TableLog.commit`` does the rest.
 
     b = LogBuilder(tmp_path, columns={"id": "long", "date": "string"}, partition_by=["date"])
     b.create()                                                    # v0

@@ -1,12 +1,15 @@
-"""The writer model of the test builder: what each engine records for a commit.
+"""The builder's side of what each engine records for a commit.
 
-Spark records ``readVersion``/``isolationLevel``/``isBlindAppend``/``txnId`` and string
-metrics, delta-rs none of the first three and string-only parameters, Kernel-Java always says
-``isBlindAppend: false`` (delta-conflict-semantics.md §B and §C). Everything that depends on the
-engine and version of a commit's writer, apart from how predicates are printed
-(``predicate_text``) and the statements' own parameters (``builder``), is here behind two
-calls: ``commit_info(draft, writer, table)`` and the file-action shapes ``add_action`` /
-``remove_action``. That is the seam where the package's engine profiles can take over.
+What a statement records in ``commitInfo`` comes from the package's one writer model,
+``deltaforensics.profiles.writers``, reached as ``Writer.statement_writer`` (the profile chosen
+from the commit's ``engineInfo``/``clientVersion``, as for a real log): key order, whether
+``isBlindAppend``/``isolationLevel``/``readVersion``/``txnId`` are written, the shape of
+``operationParameters``. Kept here, because the package model does not hold them: the Delta-Spark
+release gates (``isolationLevel`` from 0.5, ``operationMetrics`` from 0.6, ``txnId`` from 1.2,
+the table's isolation property honoured from 2.1; Delta-Spark before 1.0 records no
+``engineInfo``, so its release cannot select a profile row), Databricks ``tags`` and workspace
+fields, the metrics themselves (``metrics``) and the file-action shapes ``add_action`` /
+``remove_action`` / ``file_actions_in_order``.
 """
 
 from __future__ import annotations
