@@ -81,6 +81,8 @@ KERNEL_COMMIT_INFO_ORDER = (
     "inCommitTimestamp", "timestamp", "engineInfo", "operation", "operationParameters",
     "isBlindAppend", "txnId", "operationMetrics",
 )  # fmt: skip
+# delta-rs records the version it read only for the statements that read the table
+DELTA_RS_READ_VERSION_OPERATIONS = frozenset({"DELETE", "UPDATE", "MERGE", "OPTIMIZE", "RESTORE"})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -104,7 +106,12 @@ class StatementWriter(Protocol):
     def dynamic_partition_overwrite(self) -> bool: ...
     @property
     def commit_info_order(self) -> tuple[str, ...]: ...
+    @property
+    def read_version_operations(self) -> frozenset[str] | None: ...
+    @property
+    def records_txn_id(self) -> bool: ...
 
+    def records_read_version(self, operation: str) -> bool: ...
     def recorded_blind(self, blind: bool) -> bool | None: ...
     def operation_parameters(self, parameters: Mapping[str, Any]) -> dict[str, Any]: ...
     def condition_parameters(self, condition: str | None) -> dict[str, Any]: ...
@@ -130,6 +137,10 @@ def _clause_lists(
     }
 
 
+def _records_read_version(operations: frozenset[str] | None, operation: str) -> bool:
+    return operations is None or operation in operations
+
+
 def _recorded_blind(flag: BlindAppendFlag, blind: bool) -> bool | None:
     if flag is BlindAppendFlag.NOT_WRITTEN:
         return None
@@ -145,6 +156,11 @@ class SparkWriter:
     records_isolation_level: bool = True
     dynamic_partition_overwrite: bool = True
     commit_info_order: tuple[str, ...] = SPARK_COMMIT_INFO_ORDER
+    read_version_operations: frozenset[str] | None = None  # None: every statement
+    records_txn_id: bool = True  # Delta-Spark since 1.2 (the test builder gates older releases)
+
+    def records_read_version(self, operation: str) -> bool:
+        return _records_read_version(self.read_version_operations, operation)
 
     def recorded_blind(self, blind: bool) -> bool | None:
         return _recorded_blind(self.blind_append_flag, blind)
@@ -202,6 +218,11 @@ class DeltaRsWriter:
     records_isolation_level: bool = False
     dynamic_partition_overwrite: bool = False
     commit_info_order: tuple[str, ...] = DELTA_RS_COMMIT_INFO_ORDER
+    read_version_operations: frozenset[str] | None = DELTA_RS_READ_VERSION_OPERATIONS
+    records_txn_id: bool = False
+
+    def records_read_version(self, operation: str) -> bool:
+        return _records_read_version(self.read_version_operations, operation)
 
     def recorded_blind(self, blind: bool) -> bool | None:
         return _recorded_blind(self.blind_append_flag, blind)
@@ -256,6 +277,7 @@ KERNEL = SparkWriter(
     blind_append_flag=BlindAppendFlag.ALWAYS_FALSE,
     records_isolation_level=False,
     commit_info_order=KERNEL_COMMIT_INFO_ORDER,
+    read_version_operations=frozenset(),
 )
 DELTA_RS = DeltaRsWriter()
 

@@ -1,8 +1,13 @@
 """``LogBuilder``: SQL statements as the commits each engine writes for them.
 
 Every method is one statement (CREATE, WRITE, DELETE, UPDATE, MERGE, OPTIMIZE, ALTER TABLE ...)
-and returns the version it wrote. It decides the statement's ``operationParameters`` for the
-commit's writer and which files it removes by default; ``TableLog.commit`` does the rest.
+and returns the version it wrote. It decides which files a statement removes by default and
+prints its conditions (``predicate_text``); the shape of DELETE/UPDATE/MERGE/OPTIMIZE
+``operationParameters`` comes from the package's writer model (``Writer.statement_writer``),
+the one the attempt simulator uses. Builder-side, as release details the model does not hold:
+Spark before 2.4 printing conditions unwrapped (MERGE) or bare (UPDATE), no
+``notMatchedBySourcePredicates`` before Delta 2.3, ``clusterBy``/``auto`` from 3.1, Databricks
+``clusterBy``/``statsOnLoad``, and CREATE/WRITE parameters. ``TableLog.commit`` does the rest.
 
     b = LogBuilder(tmp_path, columns={"id": "long", "date": "string"}, partition_by=["date"])
     b.create()                                                    # v0
@@ -15,6 +20,7 @@ commit's writer and which files it removes by default; ``TableLog.commit`` does 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Unpack
 
 from deltaforensics.predicates import And, Column, Compare, Literal, Predicate
@@ -32,6 +38,27 @@ from tests.support.writers import Writer, databricks_job_context
 
 _DBR_STATS_ON_LOAD_OPS = frozenset({"WRITE", "CREATE TABLE", "CREATE TABLE AS SELECT", "MERGE"})
 Clause = str | tuple[str, str]  # an action type, or (action type, condition)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WhenClause:
+    """A WHEN clause as the package's writer model reads one (``MergeClause``)."""
+
+    kind: str  # "matched" | "not_matched" | "not_matched_by_source"
+    action: str
+    condition: str | None  # as the writer prints it
+    original: str | None  # as written
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MergeParts:
+    """A MERGE as the package's writer model reads one (``MergeStatement``)."""
+
+    condition: str | None  # the ON condition as the writer prints it
+    target_only_on: str | None  # its target-partition = literal conjuncts (delta-rs' predicate)
+    merge_on: str | None  # as written
+    clauses: tuple[WhenClause, ...]
+    has_not_matched_by_source: bool
 
 
 class LogBuilder(AlterTable):
@@ -59,42 +86,29 @@ class LogBuilder(AlterTable):
 
     # -- predicates in the writer's form -------------------------------------------------------
 
-    def render_predicate(
-        self, operation: str, text: str | None, *, writer: Writer | None = None
-    ) -> str:
-        """``operationParameters.predicate`` for DELETE/UPDATE/OPTIMIZE as ``writer`` logs it."""
-        w = writer or self.writer
+    def _printed(self, operation: str, text: str, w: Writer) -> list[str] | str:
+        """A DELETE/UPDATE/OPTIMIZE condition as ``w`` prints it: one entry (one per conjunct
+        for Spark's OPTIMIZE), or the bare text Delta <2.4 logged for UPDATE."""
         if w.family == "delta-rs":
-            if operation == "OPTIMIZE":
-                return "[]"
-            return delta_rs_sql(read_statement_predicate(text)) if text else ""
-        if text is None:
-            return "[]"
+            return [delta_rs_sql(read_statement_predicate(text))] if text else []
         try:
             pred = read_statement_predicate(text)
         except ValueError:
-            return dumps([text])
+            return [text]
         parts = conjuncts(pred) if operation == "OPTIMIZE" else (pred,)
         if w.family == "kernel-java" or w.unified_predicates:
             ids = self.next_expr_ids()
-            return dumps([spark_simple_string(p, ids) for p in parts])
+            return [spark_simple_string(p, ids) for p in parts]
         if operation == "UPDATE":  # Delta <2.4: bare toString, ids included
             return spark_simple_string(pred, self.next_expr_ids())
-        return dumps([spark_sql(p, self.columns, w.version < (1, 0, 0)) for p in parts])
+        return [spark_sql(p, self.columns, w.version < (1, 0, 0)) for p in parts]
 
     @staticmethod
-    def _clause(clause: Clause, render: Callable[[Predicate], str] | None) -> dict[str, str]:
-        """A WHEN clause as logged; ``render`` prints its condition (None: keep the text)."""
+    def _when(kind: str, clause: Clause, printer: Callable[[str], str] | None) -> WhenClause:
+        """A WHEN clause; ``printer`` prints its condition as the writer logs it (None: as written)."""
         action, condition = (clause, None) if isinstance(clause, str) else clause
-        if condition is None:
-            return {"actionType": action}
-        if render is None:
-            return {"actionType": action, "predicate": condition}
-        try:
-            pred = read_statement_predicate(condition)
-        except ValueError:
-            return {"predicate": condition, "actionType": action}
-        return {"predicate": render(pred), "actionType": action}
+        printed = printer(condition) if printer and condition is not None else condition
+        return WhenClause(kind=kind, action=action, condition=printed, original=condition)
 
     def _partition_literals(self, on: Predicate | None, target_alias: str) -> list[Predicate]:
         """The ON conjuncts delta-rs turns into its ``predicate``: target partition = literal."""
@@ -244,10 +258,14 @@ class LogBuilder(AlterTable):
     def _predicate_parameter(
         self, operation: str, predicate: str | None, w: Writer
     ) -> dict[str, Any]:
-        """delta-rs leaves ``predicate`` out when there is none; Spark always writes one."""
-        if predicate or w.family != "delta-rs":
-            return {"predicate": self.render_predicate(operation, predicate, writer=w)}
-        return {}
+        """DELETE/UPDATE parameters: the condition printed by the builder, shaped by the
+        package's writer model."""
+        if predicate is None:
+            return w.statement_writer.condition_parameters(None)
+        printed = self._printed(operation, predicate, w)
+        if isinstance(printed, str):
+            return {"predicate": printed}
+        return w.statement_writer.condition_parameters(printed[0] if printed else None)
 
     def merge(
         self,
@@ -266,67 +284,63 @@ class LogBuilder(AlterTable):
         ``(action, condition)`` pairs, e.g. ``matched=[("delete", "s.op = 'D'"), "update"]``."""
         del source_alias  # any qualifier other than the target alias is the source
         w = self.writer_for(options)
-        clauses = {"matchedPredicates": matched, "notMatchedPredicates": not_matched,
-                   "notMatchedBySourcePredicates": not_matched_by_source}  # fmt: skip
         try:
             on_pred: Predicate | None = read_statement_predicate(on)
         except ValueError:
             on_pred = None
-        if w.family == "delta-rs":
-            params = self._delta_rs_merge_parameters(on, on_pred, clauses, target_alias)
-        else:
-            params = self._spark_merge_parameters(on, on_pred, clauses, w, target_alias)
+        printer = None if w.family == "delta-rs" else self._spark_printer(w, target_alias)
+        literal = self._partition_literals(on_pred, target_alias)
+        statement = MergeParts(
+            condition=printer(on) if printer else on,
+            target_only_on=(
+                delta_rs_sql(And(tuple(literal)) if len(literal) > 1 else literal[0])
+                if literal
+                else None
+            ),
+            merge_on=on,
+            clauses=tuple(
+                self._when(kind, c, printer)
+                for kind, items in (
+                    ("matched", matched),
+                    ("not_matched", not_matched),
+                    ("not_matched_by_source", not_matched_by_source),
+                )
+                for c in items
+            ),
+            has_not_matched_by_source=bool(not_matched_by_source),
+        )
+        params = w.statement_writer.merge_parameters(statement)
+        if printer is not None:
+            params |= self._spark_merge_era(w, statement, parsed=on_pred is not None)
+            if w.family == "spark" and w.version < (2, 3, 0):  # no NOT MATCHED BY SOURCE yet
+                params.pop("notMatchedBySourcePredicates")
         return self.commit("MERGE", parameters=params, add=add, remove=remove, **options)
 
-    def _delta_rs_merge_parameters(
-        self,
-        on: str,
-        on_pred: Predicate | None,
-        clauses: Mapping[str, Sequence[Clause]],
-        target_alias: str,
-    ) -> dict[str, Any]:
-        """delta-rs logs the ON text as ``mergePredicate`` and clause conditions as written."""
-        params: dict[str, Any] = {}
-        literal = self._partition_literals(on_pred, target_alias)
-        if literal:
-            params["predicate"] = delta_rs_sql(
-                And(tuple(literal)) if len(literal) > 1 else literal[0]
-            )
-        for key, items in clauses.items():
-            params[key] = dumps([self._clause(c, None) for c in items])
-        params["mergePredicate"] = on
-        return params
-
-    def _spark_merge_parameters(
-        self,
-        on: str,
-        on_pred: Predicate | None,
-        clauses: Mapping[str, Sequence[Clause]],
-        w: Writer,
-        target_alias: str,
-    ) -> dict[str, Any]:
-        """Spark logs the ON condition and clause conditions in its own predicate form."""
-        params: dict[str, Any] = {}
+    def _spark_printer(self, w: Writer, target_alias: str) -> Callable[[str], str]:
+        """How Spark prints one MERGE condition (fresh expression ids for the query)."""
         ids = self.next_expr_ids(target_alias)
 
-        def condition(pred: Predicate) -> str:
+        def printed(text: str) -> str:
+            try:
+                pred = read_statement_predicate(text)
+            except ValueError:
+                return text
             if w.unified_predicates:
                 return spark_simple_string(pred, ids)
             return spark_sql(pred, self.columns, w.version < (1, 0, 0))
 
-        if on_pred is None:
-            params["predicate"] = dumps([on])
-        else:  # Delta <2.4 logged the MERGE condition unwrapped
-            text = condition(on_pred)
-            params["predicate"] = dumps([text]) if w.unified_predicates else text
-        for key, items in clauses.items():
-            old_spark = w.family == "spark" and w.version < (2, 3, 0)
-            if key == "notMatchedBySourcePredicates" and old_spark:
-                continue
-            params[key] = dumps([self._clause(c, condition) for c in items])
+        return printed
+
+    @staticmethod
+    def _spark_merge_era(w: Writer, statement: MergeParts, *, parsed: bool) -> dict[str, Any]:
+        """What a Spark MERGE logs beyond the package's model: Delta <2.4 its ON condition
+        unwrapped, Databricks ``clusterBy`` and ``statsOnLoad``."""
+        out: dict[str, Any] = {}
+        if not w.unified_predicates and parsed:
+            out["predicate"] = statement.condition
         if w.family == "databricks":
-            params |= {"clusterBy": "[]", "statsOnLoad": False}
-        return params
+            out |= {"clusterBy": "[]", "statsOnLoad": False}
+        return out
 
     def optimize(
         self,
@@ -349,15 +363,12 @@ class LogBuilder(AlterTable):
         if not removes:
             raise ValueError("nothing to compact: no live files match")
         w = self.writer_for(options)
-        params: dict[str, Any]
+        params = w.statement_writer.optimize_parameters(None, zorder)
         if w.family == "delta-rs":
-            params = {"predicate": "[]", "targetSize": "104857600"}
             options.setdefault("metrics", {"plannerStrategy": "zOrder"} if zorder else {})
         else:
-            params = {
-                "predicate": self.render_predicate("OPTIMIZE", where, writer=w),
-                "zOrderBy": dumps(list(zorder)),
-            }
+            if where is not None:  # Spark logs its WHERE one entry per conjunct
+                params["predicate"] = dumps(self._printed("OPTIMIZE", where, w))
             if w.family == "databricks" or w.version >= (3, 1, 0):
                 params |= {"clusterBy": "[]", "auto": auto}
         return self.commit(

@@ -52,13 +52,16 @@ def _totals(draft: CommitDraft, table: TableView) -> _Totals:
     )
 
 
-def operation_metrics(draft: CommitDraft, writer: Writer, table: TableView) -> dict[str, Any]:
-    """The ``operationMetrics`` ``writer`` records for ``draft`` (one seeded random draw)."""
+def operation_metrics(
+    draft: CommitDraft, writer: Writer, table: TableView
+) -> dict[str, Any] | None:
+    """The ``operationMetrics`` ``writer`` records for ``draft`` (one seeded random draw);
+    ``None`` for Kernel-Java, which records none even when the caller passes some."""
     t = _totals(draft, table)
     if writer.family == "delta-rs":
         return _delta_rs_metrics(draft, t)
     if writer.family == "kernel-java":
-        return {}
+        return None
     return _spark_metrics(draft, t)
 
 

@@ -1,12 +1,15 @@
-"""The writer model of the test builder: what each engine records for a commit.
+"""The builder's side of what each engine records for a commit.
 
-Spark records ``readVersion``/``isolationLevel``/``isBlindAppend``/``txnId`` and string
-metrics, delta-rs none of the first three and string-only parameters, Kernel-Java always says
-``isBlindAppend: false`` (delta-conflict-semantics.md §B and §C). Everything that depends on the
-engine and version of a commit's writer, apart from how predicates are printed
-(``predicate_text``) and the statements' own parameters (``builder``), is here behind two
-calls: ``commit_info(draft, writer, table)`` and the file-action shapes ``add_action`` /
-``remove_action``. That is the seam where the package's engine profiles can take over.
+What a statement records in ``commitInfo`` comes from the package's one writer model,
+``deltaforensics.profiles.writers``, reached as ``Writer.statement_writer`` (the profile chosen
+from the commit's ``engineInfo``/``clientVersion``, as for a real log): key order, whether
+``isBlindAppend``/``isolationLevel``/``readVersion``/``txnId`` are written, the shape of
+``operationParameters``. Kept here, because the package model does not hold them: the Delta-Spark
+release gates (``isolationLevel`` from 0.5, ``operationMetrics`` from 0.6, ``txnId`` from 1.2,
+the table's isolation property honoured from 2.1; Delta-Spark before 1.0 records no
+``engineInfo``, so its release cannot select a profile row), Databricks ``tags`` and workspace
+fields, the metrics themselves (``metrics``) and the file-action shapes ``add_action`` /
+``remove_action`` / ``file_actions_in_order``.
 """
 
 from __future__ import annotations
@@ -17,28 +20,16 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from deltaforensics.model.ids import IsolationLevel
-from tests.support.files import Action, dumps
+from deltaforensics.profiles import Profile, profile_for
+from deltaforensics.profiles.writers import StatementWriter, arranged
+from tests.support.files import Action
 from tests.support.metrics import operation_metrics
 
-_SPARK_CI_ORDER = (
-    "inCommitTimestamp", "timestamp", "userId", "userName", "operation", "operationParameters",
-    "job", "notebook", "clusterId", "readVersion", "isolationLevel", "isBlindAppend",
-    "operationMetrics", "userMetadata", "tags", "engineInfo", "txnId",
-)  # fmt: skip
-_DELTA_RS_CI_ORDER = (
-    "timestamp", "operation", "operationParameters", "readVersion", "isolationLevel",
-    "isBlindAppend", "engineInfo", "operationMetrics", "clientVersion", "userMetadata",
-)  # fmt: skip
-_KERNEL_CI_ORDER = (
-    "inCommitTimestamp", "timestamp", "engineInfo", "operation", "operationParameters",
-    "isBlindAppend", "txnId", "operationMetrics",
-)  # fmt: skip
 _BLIND_OPERATIONS = frozenset(
     {"WRITE", "STREAMING UPDATE", "CREATE TABLE", "CREATE TABLE AS SELECT", "SET TBLPROPERTIES",
      "UNSET TBLPROPERTIES", "ADD COLUMNS", "ADD COLUMN", "DROP COLUMNS", "RENAME COLUMN",
      "CHANGE COLUMN", "UPGRADE PROTOCOL", "ADD FEATURE", "DROP CONSTRAINT", "SET TRANSACTION"}
 )  # fmt: skip
-_DELTA_RS_READ_VERSION_OPS = frozenset({"DELETE", "UPDATE", "MERGE", "OPTIMIZE", "RESTORE"})
 _SPARK_FOR_DELTA = (
     ((4, 0), "4.0.0"), ((3, 0), "3.5.0"), ((2, 4), "3.4.0"), ((2, 1), "3.3.0"),
     ((1, 1), "3.2.0"), ((1, 0), "3.1.0"), ((0, 8), "3.0.0"),
@@ -105,8 +96,20 @@ class Writer:
         return cls(family=family, version=v, engine_info=f"Kernel-{_dotted(v)}/LogBuilder")
 
     @property
-    def is_spark_like(self) -> bool:
-        return self.family in ("spark", "databricks")
+    def profile(self) -> Profile:
+        """The package's profile of this engine, chosen from what it records, as for a real log."""
+        return profile_for(self.engine_info, self.client_version)
+
+    @property
+    def statement_writer(self) -> StatementWriter:
+        """The package's model of what this engine records in commitInfo."""
+        return self.profile.writer
+
+    def since(self, *delta: int) -> bool:
+        """Whether it has what Delta-Spark release ``delta`` added to commitInfo. Only Delta-Spark
+        is gated by release: Delta-Spark before 1.0 records no ``engineInfo``, so its release is
+        not in the package's profile and the gate stays here."""
+        return self.family != "spark" or self.version >= delta
 
     @property
     def unified_predicates(self) -> bool:
@@ -125,12 +128,11 @@ class Writer:
         }
 
     def table_isolation(self, configured: str | None) -> str:
-        """The isolation level a data-changing commit records for the table's property."""
-        if self.family == "databricks":
-            return configured or IsolationLevel.WRITE_SERIALIZABLE
-        if self.family == "spark" and self.version >= (2, 1, 0) and configured:
+        """The isolation level a data-changing commit records for the table's property (which
+        Delta-Spark ignored before 2.1), else the engine's default."""
+        if configured and self.since(2, 1):
             return configured
-        return IsolationLevel.SERIALIZABLE
+        return self.profile.default_isolation
 
 
 def databricks_job_context(
@@ -239,11 +241,12 @@ def file_actions_in_order(
 
 
 def _isolation_and_blind(
-    draft: CommitDraft, writer: Writer, table: TableView
-) -> tuple[str | None, bool]:
-    """Delta-Spark's choices (semantics doc A.3/A.4) unless the caller overrides them."""
+    draft: CommitDraft, writer: Writer, w: StatementWriter, table: TableView
+) -> tuple[str | None, bool | None]:
+    """Delta-Spark's choices (semantics doc A.3/A.4) unless the caller overrides them; a
+    ``None`` blind value is one the engine does not record."""
     isolation = draft.isolation
-    if isolation is None and writer.is_spark_like:
+    if isolation is None and w.records_isolation_level:
         only_files = all("add" in a or "remove" in a for a in draft.body)
         files = [*draft.adds, *draft.removes]
         no_data_change = bool(files) and only_files and not any(f["dataChange"] for f in files)
@@ -261,56 +264,54 @@ def _isolation_and_blind(
             or params.get("mode") == "Overwrite"
             or params.get("outputMode") == "Complete"
         )
-        blind = not draft.removes and not reads and writer.family != "kernel-java"
+        blind = w.recorded_blind(not draft.removes and not reads)
     return (None if isolation is None else str(isolation)), blind
+
+
+def _workspace_fields(
+    draft: CommitDraft, writer: Writer, isolation: str | None, metrics: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    """What Delta-Spark and Databricks add to every commit, by the release that added it."""
+    info: dict[str, Any] = {k: v for k, v in draft.context.items() if v is not None}
+    if writer.since(0, 5):
+        info["isolationLevel"] = str(isolation)
+    if writer.since(0, 6):
+        info["operationMetrics"] = metrics
+    if writer.family == "databricks":
+        appended = draft.operation in ("WRITE", "STREAMING UPDATE") and draft.adds
+        no_copy = {"noRowsCopied": "true"} if appended and not draft.removes else {}
+        info["tags"] = {"restoresDeletedRows": "false"} | no_copy
+    return info
 
 
 def commit_info(draft: CommitDraft, writer: Writer, table: TableView) -> Action:
     """The commitInfo ``writer`` records for ``draft``, keys in the engine's order."""
-    isolation, blind = _isolation_and_blind(draft, writer, table)
-    metrics = operation_metrics(draft, writer, table) | dict(draft.metrics or {})
+    w = writer.statement_writer
+    isolation, blind = _isolation_and_blind(draft, writer, w, table)
+    metrics = operation_metrics(draft, writer, table)
+    if metrics is not None:
+        metrics |= dict(draft.metrics or {})
     info: dict[str, Any] = {
         "timestamp": draft.timestamp,
         "operation": draft.operation,
-        "operationParameters": dict(draft.parameters),
+        "operationParameters": w.operation_parameters(draft.parameters),
     }
     rv = draft.read_version
-    order: tuple[str, ...]
-    if writer.is_spark_like:
-        dbr = writer.family == "databricks"
-        info |= {k: v for k, v in draft.context.items() if v is not None}
-        if rv is not None and rv >= 0:
-            info["readVersion"] = rv
-        if dbr or writer.version >= (0, 5, 0):
-            info["isolationLevel"] = str(isolation)
+    if rv is not None and rv >= 0 and w.records_read_version(draft.operation):
+        info["readVersion"] = rv
+    if w.records_isolation_level:
+        info |= _workspace_fields(draft, writer, isolation, metrics)
+    else:  # engines that never write an isolation level: only when asked for
+        info |= {"isolationLevel": str(isolation)} if draft.isolation is not None else {}
+        info |= {"operationMetrics": metrics} if metrics else {}
+    if blind is not None:
         info["isBlindAppend"] = bool(blind)
-        if dbr or writer.version >= (0, 6, 0):
-            info["operationMetrics"] = metrics
-        if dbr:
-            appended = draft.operation in ("WRITE", "STREAMING UPDATE") and draft.adds
-            no_copy = {"noRowsCopied": "true"} if appended and not draft.removes else {}
-            info["tags"] = {"restoresDeletedRows": "false"} | no_copy
-        if dbr or writer.version >= (1, 2, 0):
-            info["txnId"] = table.uuid()
-        order = _SPARK_CI_ORDER
-    elif writer.family == "delta-rs":
-        info["operationParameters"] = {
-            k: v if isinstance(v, str) else dumps(v) for k, v in draft.parameters.items()
-        }
-        if draft.operation in _DELTA_RS_READ_VERSION_OPS and rv is not None:
-            info["readVersion"] = rv
-        if metrics:
-            info["operationMetrics"] = metrics
+    if w.records_txn_id and writer.since(1, 2):
+        info["txnId"] = table.uuid()
+    if writer.client_version is not None:
         info["clientVersion"] = writer.client_version
-        order = _DELTA_RS_CI_ORDER
-    else:
-        info |= {"isBlindAppend": bool(blind), "txnId": table.uuid()}
-        order = _KERNEL_CI_ORDER
     if writer.engine_info:
         info["engineInfo"] = writer.engine_info
-    if not writer.is_spark_like:  # engines that never write these: only when asked for
-        info |= {"isolationLevel": str(isolation)} if draft.isolation is not None else {}
-        info |= {"isBlindAppend": bool(blind)} if draft.blind is not None else {}
     if draft.in_commit_timestamp is not None:
         info["inCommitTimestamp"] = draft.in_commit_timestamp
     for key, value in (draft.extra or {}).items():
@@ -318,5 +319,4 @@ def commit_info(draft: CommitDraft, writer: Writer, table: TableView) -> Action:
             info.pop(key, None)
         else:
             info[key] = value
-    rank = {k: i for i, k in enumerate(order)}
-    return dict(sorted(info.items(), key=lambda kv: rank.get(kv[0], len(rank))))
+    return arranged(w, info)
