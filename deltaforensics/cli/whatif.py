@@ -1,0 +1,140 @@
+"""``deltaforensics whatif``: what a change of layout or isolation would avoid or introduce."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from deltaforensics.cli.attempt_specs import attempt_specs, read_error_text
+from deltaforensics.cli.options import (
+    AttemptOpt,
+    AttemptProfileOpt,
+    ErrorOpt,
+    OverwriteModeOpt,
+    ReadVersionOpt,
+    RedactOpt,
+    ReplaceWhereOpt,
+    StartedAtOpt,
+    StorageOption,
+    StorageOptionsFile,
+    TableArg,
+    TxnOpt,
+    WhatIfFormat,
+    WritesOpt,
+)
+from deltaforensics.cli.output import emit, emit_json
+from deltaforensics.cli.redaction import redacted
+from deltaforensics.cli.state import STATE
+from deltaforensics.cli.storage import storage_options
+from deltaforensics.errors import UsageError
+
+
+def whatif(
+    table: TableArg,
+    partition_by: Annotated[
+        str | None, typer.Option("--partition-by", help="Comma-separated columns to partition by.")
+    ] = None,
+    isolation: Annotated[
+        str | None,
+        typer.Option(
+            "--isolation",
+            help="Serializable or WriteSerializable (as the writers' engine spells it).",
+        ),
+    ] = None,
+    deletion_vectors: Annotated[
+        bool,
+        typer.Option(
+            "--deletion-vectors",
+            help="Enable deletion vectors (row-level concurrency where the engine has it).",
+        ),
+    ] = False,
+    liquid: Annotated[
+        str | None, typer.Option("--liquid", help="Comma-separated liquid clustering columns.")
+    ] = None,
+    explicit_merge_predicates: Annotated[
+        bool,
+        typer.Option(
+            "--explicit-merge-predicates",
+            help="Add literal partition conjuncts to MERGE conditions.",
+        ),
+    ] = False,
+    profile: Annotated[
+        str | None, typer.Option("--profile", help="Force an engine profile (as for explain).")
+    ] = None,
+    output_format: Annotated[
+        WhatIfFormat, typer.Option("--format", help="json or markdown.")
+    ] = None,  # type: ignore[assignment]
+    error: ErrorOpt = None,
+    attempt: AttemptOpt = None,
+    read_version: ReadVersionOpt = None,
+    started_at: StartedAtOpt = None,
+    attempt_profile: AttemptProfileOpt = None,
+    writes: WritesOpt = None,
+    replace_where: ReplaceWhereOpt = None,
+    txn: TxnOpt = None,
+    partition_overwrite_mode: OverwriteModeOpt = None,
+    storage_option: StorageOption = None,
+    storage_options_file: StorageOptionsFile = None,
+    redact: RedactOpt = False,
+) -> None:
+    """Which conflicts and fragile races a change would avoid or introduce, measured on this history."""
+    STATE.redact = redact
+    from deltaforensics.analysis import analyze, observed_attempts, open_store  # noqa: PLC0415
+    from deltaforensics.whatif.document import whatif_document  # noqa: PLC0415
+    from deltaforensics.whatif.scenario import (  # noqa: PLC0415
+        DeletionVectors,
+        ExplicitMergePredicates,
+        IsolationChange,
+        Liquid,
+        PartitionBy,
+        Scenario,
+    )
+
+    changes: list[Any] = []
+    if partition_by:
+        changes.append(PartitionBy(tuple(c.strip() for c in partition_by.split(",") if c.strip())))
+    if isolation:
+        if isolation.strip().lower() not in (
+            "serializable",
+            "writeserializable",
+            "snapshotisolation",
+        ):
+            raise UsageError("--isolation is Serializable or WriteSerializable")
+        changes.append(IsolationChange(isolation.strip()))
+    if deletion_vectors:
+        changes.append(DeletionVectors())
+    if liquid:
+        changes.append(Liquid(tuple(c.strip() for c in liquid.split(",") if c.strip())))
+    if explicit_merge_predicates:
+        changes.append(ExplicitMergePredicates())
+    if not changes:
+        raise UsageError(
+            "name at least one change: --partition-by, --isolation, --deletion-vectors, --liquid, --explicit-merge-predicates"
+        )
+    specs = attempt_specs(
+        attempt or [],
+        read_version or [],
+        started_at or [],
+        attempt_profile,
+        writes,
+        replace_where,
+        txn,
+        partition_overwrite_mode,
+    )
+    texts = [read_error_text(e) for e in error or []]
+    store = open_store(table, storage_options(storage_option, storage_options_file))
+    analysis = analyze(
+        store, profile_name=profile, error_texts=texts, attempts=specs, recommendations=False
+    )
+    doc = redacted(
+        whatif_document(analysis, Scenario.of(*changes), attempts=observed_attempts(analysis)),
+        redact,
+        (t.commit_info for t in analysis.transactions),
+    )
+    if (output_format or WhatIfFormat.json) is WhatIfFormat.markdown:
+        from deltaforensics.report.to_markdown import whatif_to_markdown  # noqa: PLC0415
+
+        emit(whatif_to_markdown(doc))
+    else:
+        emit_json(doc)
