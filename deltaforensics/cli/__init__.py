@@ -5,6 +5,6 @@ error (one line on stderr naming the file or URL and version); 4 internal error;
 """
 
 from deltaforensics.cli.app import app, entry, main
-from deltaforensics.cli.state import STATE
+from deltaforensics.cli.invocation import Invocation
 
-__all__ = ["STATE", "app", "entry", "main"]
+__all__ = ["Invocation", "app", "entry", "main"]

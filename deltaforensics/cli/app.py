@@ -15,11 +15,11 @@ from deltaforensics import __version__
 from deltaforensics.cli.audit import audit
 from deltaforensics.cli.explain import explain
 from deltaforensics.cli.history import history
+from deltaforensics.cli.invocation import Invocation, invocation_of
 from deltaforensics.cli.output import emit
 from deltaforensics.cli.redaction import redact_message
 from deltaforensics.cli.rules import rules
 from deltaforensics.cli.snapshot import snapshot
-from deltaforensics.cli.state import STATE
 from deltaforensics.cli.whatif import whatif
 from deltaforensics.errors import DeltaForensicsError, UsageError
 
@@ -36,13 +36,14 @@ for command in (history, snapshot, explain, whatif, audit, rules):
 
 @app.callback()
 def _root(
+    ctx: typer.Context,
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks for errors.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress output on stderr.")] = False,
     version: Annotated[bool, typer.Option("--version", help="Print the version and exit.")] = False,
 ) -> None:
-    STATE.debug = debug
-    STATE.quiet = quiet
-    STATE.redact = False
+    invocation = invocation_of(ctx)
+    invocation.debug = debug
+    invocation.quiet = quiet
     if version:
         emit(f"deltaforensics {__version__}")
         raise typer.Exit(0)
@@ -54,8 +55,8 @@ def entry() -> NoReturn:
     to the operating system instead of being released object by object and torn down by the
     interpreter (about a second after an explain of 100,000 commits). Nothing of ours runs at
     exit, and a Spark engine's JVM ends when its gateway pipe closes."""
-    STATE.ending = True
-    code = main()
+    invocation = Invocation(ending=True)  # referenced until the process ends
+    code = main(invocation=invocation)
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
@@ -64,11 +65,14 @@ def entry() -> NoReturn:
     os._exit(code)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Console entry point; maps every outcome to an exit code."""
+def main(argv: list[str] | None = None, *, invocation: Invocation | None = None) -> int:
+    """Console entry point; maps every outcome to an exit code. ``invocation`` is the run's
+    context (a fresh one by default)."""
+    if invocation is None:
+        invocation = Invocation()
     try:
         # without standalone mode, click returns a command's typer.Exit code instead of raising
-        returned = app(args=argv, standalone_mode=False)
+        returned = app(args=argv, standalone_mode=False, obj=invocation)
         if isinstance(returned, int):
             return returned
     except typer.Exit as exc:
@@ -84,15 +88,15 @@ def main(argv: list[str] | None = None) -> int:
             sys.stderr.write(f"error: {exc}\n")
         return int(getattr(exc, "exit_code", 2) or 2)
     except UsageError as exc:
-        sys.stderr.write(f"error: {redact_message(str(exc))}\n")
+        sys.stderr.write(f"error: {redact_message(str(exc), invocation)}\n")
         return 2
     except DeltaForensicsError as exc:
-        if STATE.debug:
-            sys.stderr.write(redact_message("".join(traceback.format_exception(exc))))
-        message = redact_message(str(exc))
+        if invocation.debug:
+            sys.stderr.write(redact_message("".join(traceback.format_exception(exc)), invocation))
+        message = redact_message(str(exc), invocation)
         sys.stderr.write(f"error: {message}\n")
         for note in getattr(exc, "__notes__", []):
-            sys.stderr.write(f"{redact_message(note)}\n")
+            sys.stderr.write(f"{redact_message(note, invocation)}\n")
         return 3
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
@@ -100,10 +104,10 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # the reader of stdout went away: as typer exits when it sees that
         return 1
     except Exception as exc:
-        if STATE.debug:
-            sys.stderr.write(redact_message("".join(traceback.format_exception(exc))))
+        if invocation.debug:
+            sys.stderr.write(redact_message("".join(traceback.format_exception(exc)), invocation))
         sys.stderr.write(
-            f"internal error: {type(exc).__name__}: {redact_message(str(exc))}\n"
+            f"internal error: {type(exc).__name__}: {redact_message(str(exc), invocation)}\n"
             f"deltaforensics {__version__}, Python {sys.version.split()[0]}; "
             "please report this with --debug output\n"
         )

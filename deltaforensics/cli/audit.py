@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from deltaforensics.cli.engine_choice import spark_settings
+from deltaforensics.cli.invocation import invocation_of
 from deltaforensics.cli.options import (
     AuditFormat,
     EngineName,
@@ -20,10 +21,10 @@ from deltaforensics.cli.options import (
 from deltaforensics.cli.output import emit, emit_json
 from deltaforensics.cli.progress import ProgressBar
 from deltaforensics.cli.redaction import document_redactor, secrets_of
-from deltaforensics.cli.state import STATE
 
 
 def audit(
+    ctx: typer.Context,
     config: Annotated[
         Path, typer.Argument(help="The audit's TOML file: tables, storage, output directory.")
     ],
@@ -67,6 +68,7 @@ def audit(
     spark_conf: SparkConfOpt = None,
 ) -> None:
     """Audit every table of a config: one report each, a summary, parquet datasets, kept state."""
+    invocation = invocation_of(ctx)
     import os  # noqa: PLC0415
     from dataclasses import replace  # noqa: PLC0415
 
@@ -78,9 +80,11 @@ def audit(
     cfg = load_config(config, os.environ)
     if output is not None:
         cfg = replace(cfg, output=output.resolve())
-    STATE.secrets = tuple(sorted({v for t in cfg.tables for v in secrets_of(t.storage_options)}))
+    invocation.secrets = tuple(
+        sorted({v for t in cfg.tables for v in secrets_of(t.storage_options)})
+    )
     chosen = tuple(f.value for f in fail_on) if fail_on else cfg.fail_on
-    STATE.redact = redact
+    invocation.redact = redact
     settings = AuditSettings(
         recommendations=cfg.recommendations if recommendations is None else recommendations,
         redact=document_redactor() if redact else None,
@@ -96,7 +100,7 @@ def audit(
         outcomes = spark_outcomes(
             cfg, spark=spark, state_dir=state_dir, fail_on=chosen, settings=settings
         )
-    with ProgressBar("auditing") as progress:
+    with ProgressBar("auditing", quiet=invocation.quiet) as progress:
         summary = run_audit(
             cfg,
             state_dir=state_dir,

@@ -10,6 +10,7 @@ import typer
 
 from deltaforensics.cli.attempt_specs import attempt_specs, read_error_text
 from deltaforensics.cli.engine_choice import chosen_engine
+from deltaforensics.cli.invocation import invocation_of
 from deltaforensics.cli.options import (
     AttemptOpt,
     AttemptProfileOpt,
@@ -33,12 +34,12 @@ from deltaforensics.cli.options import (
 from deltaforensics.cli.output import failing_findings, write_report
 from deltaforensics.cli.progress import ProgressBar, reporting
 from deltaforensics.cli.redaction import redacted
-from deltaforensics.cli.state import STATE, keep, one_table_then_exit
 from deltaforensics.cli.storage import storage_options
 from deltaforensics.errors import UsageError
 
 
 def explain(
+    ctx: typer.Context,
     table: TableArg,
     output_format: Annotated[
         ExplainFormat | None, typer.Option("--format", help="rich (default on a terminal) or json.")
@@ -90,8 +91,9 @@ def explain(
     ] = True,
 ) -> None:
     """Races and conflicts in the table's history, which rule of Delta's checker decides them, and why."""
-    STATE.redact = redact
-    one_table_then_exit()
+    invocation = invocation_of(ctx)
+    invocation.redact = redact
+    invocation.one_table_then_exit()
     from deltaforensics.analysis import analyze, open_store  # noqa: PLC0415
     from deltaforensics.report.explain import explain_document  # noqa: PLC0415
 
@@ -113,8 +115,8 @@ def explain(
         partition_overwrite_mode,
     )
     texts = [read_error_text(e) for e in error or []]
-    store = open_store(table, storage_options(storage_option, storage_options_file))
-    with ProgressBar("reading the log") as progress:
+    store = open_store(table, storage_options(storage_option, storage_options_file, invocation))
+    with ProgressBar("reading the log", quiet=invocation.quiet) as progress:
         analysis = analyze(
             reporting(store, progress),
             from_version=from_version,
@@ -128,7 +130,7 @@ def explain(
     doc = redacted(
         explain_document(analysis), redact, (t.commit_info for t in analysis.transactions)
     )
-    keep(analysis)
+    invocation.keep(analysis)
     fmt = output_format or (
         ExplainFormat.rich if sys.stdout.isatty() and output is None else ExplainFormat.json
     )

@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from deltaforensics.cli.engine_choice import chosen_engine
+from deltaforensics.cli.invocation import invocation_of
 from deltaforensics.cli.options import (
     EngineOpt,
     RedactOpt,
@@ -20,12 +21,12 @@ from deltaforensics.cli.options import (
 from deltaforensics.cli.output import emit, emit_json, warn
 from deltaforensics.cli.progress import ProgressBar, reporting
 from deltaforensics.cli.redaction import redacted
-from deltaforensics.cli.state import STATE
 from deltaforensics.cli.storage import storage_options
 from deltaforensics.errors import UsageError
 
 
 def history(
+    ctx: typer.Context,
     table: TableArg,
     from_version: Annotated[
         int | None, typer.Option("--from-version", min=0, help="First version to show.")
@@ -44,15 +45,16 @@ def history(
     redact: RedactOpt = False,
 ) -> None:
     """One row per commit: operation, parameters, readVersion, isolation level, writer, files."""
-    STATE.redact = redact
+    invocation = invocation_of(ctx)
+    invocation.redact = redact
     from deltaforensics.analysis import load_commits, open_store  # noqa: PLC0415
     from deltaforensics.report.history import history_document, history_text  # noqa: PLC0415
 
     if from_version is not None and to_version is not None and from_version > to_version:
         raise UsageError("--from-version must not be greater than --to-version")
-    store = open_store(table, storage_options(storage_option, storage_options_file))
+    store = open_store(table, storage_options(storage_option, storage_options_file, invocation))
     chosen = chosen_engine(store, engine, spark_master, spark_conf)
-    with ProgressBar("reading the log") as progress:
+    with ProgressBar("reading the log", quiet=invocation.quiet) as progress:
         _, commits, diagnostics = load_commits(
             store if chosen is not None else reporting(store, progress),
             from_version=from_version,
@@ -64,4 +66,4 @@ def history(
         emit_json(doc)
     else:
         emit(history_text(doc))
-        warn(doc["diagnostics"])
+        warn(doc["diagnostics"], quiet=invocation.quiet)

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 from deltaforensics.cli.options import ExplainFormat, FailOn
-from deltaforensics.cli.state import STATE
 from deltaforensics.errors import UsageError
 
 
@@ -59,8 +58,8 @@ def failing_findings(doc: dict[str, Any], fail_on: list[FailOn]) -> list[str]:
     return fail_on_hits(doc, [f.value for f in fail_on])
 
 
-def warn(diagnostics: list[dict[str, Any]]) -> None:
-    if STATE.quiet:
+def warn(diagnostics: list[dict[str, Any]], *, quiet: bool) -> None:
+    if quiet:
         return
     for d in diagnostics:
         if d["severity"] != "info":

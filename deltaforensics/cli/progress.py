@@ -5,8 +5,6 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from deltaforensics.cli.state import STATE
-
 
 def reporting(store: Any, progress: Any) -> Any:
     """The store, reporting read progress to an active progress bar."""
@@ -28,13 +26,14 @@ class NoProgress:
 class ProgressBar:
     """A rich progress bar on stderr, only when stderr is a terminal and not ``--quiet``."""
 
-    def __init__(self, what: str) -> None:
+    def __init__(self, what: str, *, quiet: bool) -> None:
         self.what = what
+        self.quiet = quiet
         self.bar: Any = None
         self.task: Any = None
 
     def __enter__(self) -> Any:
-        if STATE.quiet or not sys.stderr.isatty():
+        if self.quiet or not sys.stderr.isatty():
             return NoProgress()
         from rich.console import Console  # noqa: PLC0415
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn  # noqa: PLC0415

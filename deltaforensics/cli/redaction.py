@@ -6,7 +6,7 @@ import os
 from collections.abc import Iterable
 from typing import Any
 
-from deltaforensics.cli.state import STATE
+from deltaforensics.cli.invocation import Invocation
 
 
 def redacted(doc: dict[str, Any], redact: bool, commit_infos: Iterable[Any] = ()) -> dict[str, Any]:
@@ -35,14 +35,14 @@ def secrets_of(options: Any) -> set[str]:
     return set(secret_values(options))
 
 
-def redact_message(text: str) -> str:
+def redact_message(text: str, invocation: Invocation) -> str:
     """Remove every secret the user gave us (options, options file, environment)."""
     from deltaforensics.log.options import redact, secret_values, storage_options_from_env  # noqa: PLC0415
 
     secrets = set(secret_values(storage_options_from_env(os.environ)))
-    secrets.update(s for s in STATE.secrets if s)
+    secrets.update(s for s in invocation.secrets if s)
     text = redact(text, sorted(secrets))
-    if STATE.redact:  # --redact covers error messages too (paths under /Users/<e-mail>/…)
+    if invocation.redact:  # --redact covers error messages too (paths under /Users/<e-mail>/…)
         from deltaforensics.report.redact import Redactor  # noqa: PLC0415
 
         text = Redactor().redact_text(text)

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from deltaforensics.cli.engine_choice import chosen_engine
+from deltaforensics.cli.invocation import invocation_of
 from deltaforensics.cli.options import (
     EngineName,
     EngineOpt,
@@ -22,11 +23,11 @@ from deltaforensics.cli.options import (
 from deltaforensics.cli.output import emit, emit_json, warn
 from deltaforensics.cli.progress import ProgressBar, reporting
 from deltaforensics.cli.redaction import redacted
-from deltaforensics.cli.state import STATE
 from deltaforensics.cli.storage import storage_options
 
 
 def snapshot(
+    ctx: typer.Context,
     table: TableArg,
     version: Annotated[
         int | None,
@@ -43,7 +44,8 @@ def snapshot(
     redact: RedactOpt = False,
 ) -> None:
     """The live files of the table at a version."""
-    STATE.redact = redact
+    invocation = invocation_of(ctx)
+    invocation.redact = redact
     from deltaforensics.analysis import load, open_store  # noqa: PLC0415
     from deltaforensics.engines.polars_engine import PolarsEngine  # noqa: PLC0415
     from deltaforensics.report.history import (  # noqa: PLC0415
@@ -52,11 +54,11 @@ def snapshot(
         snapshot_text,
     )
 
-    store = open_store(table, storage_options(storage_option, storage_options_file))
+    store = open_store(table, storage_options(storage_option, storage_options_file, invocation))
     chosen = chosen_engine(store, engine, spark_master, spark_conf) or PolarsEngine(
         store, with_stats=False
     )
-    with ProgressBar("reading the log") as progress:
+    with ProgressBar("reading the log", quiet=invocation.quiet) as progress:
         if engine in (None, EngineName.polars):
             chosen = PolarsEngine(reporting(store, progress), with_stats=False)
         loaded = load(store, version=version, mode="snapshot", engine=chosen)
@@ -72,4 +74,4 @@ def snapshot(
         emit_json(doc)
     else:
         emit(snapshot_text(doc))
-        warn(doc["diagnostics"])
+        warn(doc["diagnostics"], quiet=invocation.quiet)

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from deltaforensics.cli.state import STATE
+from deltaforensics.cli.invocation import Invocation
 
 
-def storage_options(pairs: list[str] | None, file: Path | None) -> dict[str, str]:
+def storage_options(
+    pairs: list[str] | None, file: Path | None, invocation: Invocation
+) -> dict[str, str]:
     if not pairs and file is None:
         return {}
     from deltaforensics.log.options import load_storage_options, secret_values  # noqa: PLC0415
 
     options = load_storage_options(pairs or [], file)
-    STATE.secrets = tuple(secret_values(options))
+    invocation.secrets = tuple(secret_values(options))
     return options

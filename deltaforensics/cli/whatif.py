@@ -7,6 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from deltaforensics.cli.attempt_specs import attempt_specs, read_error_text
+from deltaforensics.cli.invocation import invocation_of
 from deltaforensics.cli.options import (
     AttemptOpt,
     AttemptProfileOpt,
@@ -25,12 +26,12 @@ from deltaforensics.cli.options import (
 )
 from deltaforensics.cli.output import emit, emit_json
 from deltaforensics.cli.redaction import redacted
-from deltaforensics.cli.state import STATE
 from deltaforensics.cli.storage import storage_options
 from deltaforensics.errors import UsageError
 
 
 def whatif(
+    ctx: typer.Context,
     table: TableArg,
     partition_by: Annotated[
         str | None, typer.Option("--partition-by", help="Comma-separated columns to partition by.")
@@ -79,7 +80,8 @@ def whatif(
     redact: RedactOpt = False,
 ) -> None:
     """Which conflicts and fragile races a change would avoid or introduce, measured on this history."""
-    STATE.redact = redact
+    invocation = invocation_of(ctx)
+    invocation.redact = redact
     from deltaforensics.analysis import analyze, observed_attempts, open_store  # noqa: PLC0415
     from deltaforensics.whatif.document import whatif_document  # noqa: PLC0415
     from deltaforensics.whatif.scenario import (  # noqa: PLC0415
@@ -123,7 +125,7 @@ def whatif(
         partition_overwrite_mode,
     )
     texts = [read_error_text(e) for e in error or []]
-    store = open_store(table, storage_options(storage_option, storage_options_file))
+    store = open_store(table, storage_options(storage_option, storage_options_file, invocation))
     analysis = analyze(
         store, profile_name=profile, error_texts=texts, attempts=specs, recommendations=False
     )
