@@ -16,6 +16,7 @@ from deltaforensics.cli.audit import audit
 from deltaforensics.cli.explain import explain
 from deltaforensics.cli.history import history
 from deltaforensics.cli.invocation import Invocation, invocation_of
+from deltaforensics.cli.option_groups import with_option_groups
 from deltaforensics.cli.output import emit
 from deltaforensics.cli.redaction import redact_message
 from deltaforensics.cli.rules import rules
@@ -30,8 +31,8 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-for command in (history, snapshot, explain, whatif, audit, rules):
-    app.command()(command)
+for command in (history, snapshot, explain, whatif, audit, rules):  # in --help's order
+    app.command()(with_option_groups(command))
 
 
 @app.callback()

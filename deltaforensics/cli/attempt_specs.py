@@ -7,7 +7,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from deltaforensics.cli.options import AttemptOptions
 from deltaforensics.errors import UsageError
+
+
+def error_texts(options: AttemptOptions) -> list[tuple[str, str]]:
+    """``(name, text)`` of every ``--error`` file, in the order given."""
+    return [read_error_text(e) for e in options.error or []]
 
 
 def read_error_text(name: str) -> tuple[str, str]:
@@ -35,20 +41,24 @@ def parse_time_ms(text: str) -> int:
     return int(moment.timestamp() * 1000)
 
 
-def attempt_specs(
-    statements: list[str],
-    read_versions: list[int],
-    started: list[str],
-    profile: str | None,
-    writes: str | None,
-    replace_where: str | None,
-    txn: str | None,
-    overwrite_mode: str | None,
-) -> list[Any]:
+def attempt_specs(options: AttemptOptions) -> list[Any]:
+    """The ``--attempt`` statements as the analysis' attempt specs, once their companions are
+    checked against them; each error names the option at fault."""
     from deltaforensics.analysis import AttemptSpec  # noqa: PLC0415
 
+    statements = options.attempt or []
+    read_versions = options.read_version or []
+    started = options.started_at or []
+    overwrite_mode = options.partition_overwrite_mode
     if not statements:
-        if read_versions or started or writes or replace_where or txn or overwrite_mode:
+        if (
+            read_versions
+            or started
+            or options.writes
+            or options.replace_where
+            or options.txn
+            or overwrite_mode
+        ):
             raise UsageError(
                 "--read-version, --started-at, --writes, --replace-where, --txn and --partition-overwrite-mode go with --attempt"
             )
@@ -58,19 +68,8 @@ def attempt_specs(
             raise UsageError(f"give {name} once, or once per --attempt ({len(statements)})")
     if not read_versions and not started:
         raise UsageError("--attempt needs --read-version N or --started-at TIMESTAMP")
-    written = None
-    if writes:
-        try:
-            written = dict(part.split("=", 1) for part in writes.split(",") if part.strip())
-        except ValueError:
-            raise UsageError('--writes takes "col=value,col2=value2"') from None
-        written = {k.strip(): v.strip() for k, v in written.items()}
-    app = None
-    if txn:
-        app_id, _, version = txn.rpartition(":")
-        if not app_id or not version.isdigit():
-            raise UsageError("--txn takes APPID:VERSION")
-        app = (app_id, int(version))
+    written = _written_partitions(options.writes) if options.writes else None
+    app = _app_transaction(options.txn) if options.txn else None
     if overwrite_mode is not None and overwrite_mode.lower() not in ("dynamic", "static"):
         raise UsageError("--partition-overwrite-mode is dynamic or static")
     specs = []
@@ -84,11 +83,28 @@ def attempt_specs(
                 sql=sql,
                 read_version=rv,
                 started_at_ms=at,
-                profile_name=profile,
+                profile_name=options.attempt_profile,
                 writes=written,
-                replace_where=replace_where,
+                replace_where=options.replace_where,
                 txn=app,
                 partition_overwrite_mode=overwrite_mode,
             )
         )
     return specs
+
+
+def _written_partitions(writes: str) -> dict[str, str]:
+    """``--writes "col=value,col2=value2"`` as a mapping."""
+    try:
+        written = dict(part.split("=", 1) for part in writes.split(",") if part.strip())
+    except ValueError:
+        raise UsageError('--writes takes "col=value,col2=value2"') from None
+    return {k.strip(): v.strip() for k, v in written.items()}
+
+
+def _app_transaction(txn: str) -> tuple[str, int]:
+    """``--txn APPID:VERSION`` as ``(app id, version)``; the app id may hold colons."""
+    app_id, _, version = txn.rpartition(":")
+    if not app_id or not version.isdigit():
+        raise UsageError("--txn takes APPID:VERSION")
+    return app_id, int(version)

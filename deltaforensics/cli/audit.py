@@ -10,13 +10,11 @@ import typer
 from deltaforensics.cli.engine_choice import spark_settings
 from deltaforensics.cli.invocation import invocation_of
 from deltaforensics.cli.options import (
-    AuditFormat,
+    EngineChoice,
     EngineName,
-    EngineOpt,
     FailOn,
     RedactOpt,
-    SparkConfOpt,
-    SparkMasterOpt,
+    TableFormat,
 )
 from deltaforensics.cli.output import emit, emit_json
 from deltaforensics.cli.progress import ProgressBar
@@ -47,8 +45,8 @@ def audit(
         ),
     ] = None,
     output_format: Annotated[
-        AuditFormat, typer.Option("--format", help="Summary on stdout: table or json.")
-    ] = AuditFormat.table,
+        TableFormat, typer.Option("--format", help="Summary on stdout: table or json.")
+    ] = TableFormat.table,
     recommendations: Annotated[
         bool | None,
         typer.Option(
@@ -63,9 +61,8 @@ def audit(
             "--jobs", min=1, max=64, help="Tables read concurrently (analysis stays in order)."
         ),
     ] = 4,
-    engine: EngineOpt = None,
-    spark_master: SparkMasterOpt = "local[2]",
-    spark_conf: SparkConfOpt = None,
+    *,
+    engine: EngineChoice,
 ) -> None:
     """Audit every table of a config: one report each, a summary, parquet datasets, kept state."""
     invocation = invocation_of(ctx)
@@ -91,12 +88,12 @@ def audit(
     )
     state_dir = state.resolve() if state is not None else cfg.state
     outcomes = None
-    if engine is EngineName.spark:
-        conf = spark_settings(spark_conf)
+    if engine.uses_spark:
+        conf = spark_settings(engine.spark_conf)
         from deltaforensics.audit.on_spark import spark_outcomes  # noqa: PLC0415
         from deltaforensics.engines.spark_engine import spark_session  # noqa: PLC0415
 
-        spark = spark_session(spark_master, conf)
+        spark = spark_session(engine.spark_master, conf)
         outcomes = spark_outcomes(
             cfg, spark=spark, state_dir=state_dir, fail_on=chosen, settings=settings
         )
@@ -107,11 +104,11 @@ def audit(
             fail_on=chosen,
             settings=settings,
             progress=progress,
-            engine=(engine or EngineName.polars).value,
+            engine=(engine.engine or EngineName.polars).value,
             outcomes=outcomes,
             jobs=jobs,
         )
-    if output_format is AuditFormat.json:
+    if output_format is TableFormat.json:
         emit_json(summary)
     else:
         emit(audit_text(summary))

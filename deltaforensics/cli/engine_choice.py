@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from deltaforensics.cli.options import EngineName
+from deltaforensics.cli.options import EngineChoice
 from deltaforensics.errors import UsageError
 
 
-def chosen_engine(store: Any, name: EngineName | None, master: str, conf: list[str] | None) -> Any:
+def chosen_engine(store: Any, choice: EngineChoice) -> Any:
     """The log-reading engine; ``None`` means the default polars engine."""
-    if name is None or name is EngineName.polars:
+    if not choice.uses_spark:
         return None
-    settings = spark_settings(conf)
+    settings = spark_settings(choice.spark_conf)
     from deltaforensics.engines.spark_engine import SparkEngine  # noqa: PLC0415
 
-    return SparkEngine(store, master=master, conf=settings)
+    return SparkEngine(store, master=choice.spark_master, conf=settings)
 
 
 def spark_settings(conf: list[str] | None) -> dict[str, str]:

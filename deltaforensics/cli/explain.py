@@ -8,33 +8,22 @@ from typing import Annotated
 
 import typer
 
-from deltaforensics.cli.attempt_specs import attempt_specs, read_error_text
+from deltaforensics.cli.attempt_specs import attempt_specs, error_texts
 from deltaforensics.cli.engine_choice import chosen_engine
 from deltaforensics.cli.invocation import invocation_of
 from deltaforensics.cli.options import (
-    AttemptOpt,
-    AttemptProfileOpt,
-    EngineOpt,
-    ErrorOpt,
+    AttemptOptions,
+    EngineChoice,
     ExplainFormat,
     FailOn,
-    OverwriteModeOpt,
-    ReadVersionOpt,
     RedactOpt,
-    ReplaceWhereOpt,
-    SparkConfOpt,
-    SparkMasterOpt,
-    StartedAtOpt,
-    StorageOption,
-    StorageOptionsFile,
+    StorageAccess,
     TableArg,
-    TxnOpt,
-    WritesOpt,
 )
 from deltaforensics.cli.output import failing_findings, write_report
 from deltaforensics.cli.progress import ProgressBar, reporting
 from deltaforensics.cli.redaction import redacted
-from deltaforensics.cli.storage import storage_options
+from deltaforensics.cli.storage import open_table
 from deltaforensics.errors import UsageError
 
 
@@ -67,20 +56,10 @@ def explain(
         Path | None,
         typer.Option("--output", "-o", help="Write the report to this file instead of stdout."),
     ] = None,
-    error: ErrorOpt = None,
-    attempt: AttemptOpt = None,
-    read_version: ReadVersionOpt = None,
-    started_at: StartedAtOpt = None,
-    attempt_profile: AttemptProfileOpt = None,
-    writes: WritesOpt = None,
-    replace_where: ReplaceWhereOpt = None,
-    txn: TxnOpt = None,
-    partition_overwrite_mode: OverwriteModeOpt = None,
-    engine: EngineOpt = None,
-    spark_master: SparkMasterOpt = "local[2]",
-    spark_conf: SparkConfOpt = None,
-    storage_option: StorageOption = None,
-    storage_options_file: StorageOptionsFile = None,
+    *,
+    attempts: AttemptOptions,
+    engine: EngineChoice,
+    storage: StorageAccess,
     redact: RedactOpt = False,
     recommendations: Annotated[
         bool,
@@ -94,7 +73,7 @@ def explain(
     invocation = invocation_of(ctx)
     invocation.redact = redact
     invocation.one_table_then_exit()
-    from deltaforensics.analysis import analyze, open_store  # noqa: PLC0415
+    from deltaforensics.analysis import analyze  # noqa: PLC0415
     from deltaforensics.report.explain import explain_document  # noqa: PLC0415
 
     if profile is not None:
@@ -104,18 +83,9 @@ def explain(
             profile_by_name(profile)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
-    specs = attempt_specs(
-        attempt or [],
-        read_version or [],
-        started_at or [],
-        attempt_profile,
-        writes,
-        replace_where,
-        txn,
-        partition_overwrite_mode,
-    )
-    texts = [read_error_text(e) for e in error or []]
-    store = open_store(table, storage_options(storage_option, storage_options_file, invocation))
+    specs = attempt_specs(attempts)
+    texts = error_texts(attempts)
+    store = open_table(table, storage, invocation)
     with ProgressBar("reading the log", quiet=invocation.quiet) as progress:
         analysis = analyze(
             reporting(store, progress),
@@ -124,7 +94,7 @@ def explain(
             profile_name=profile,
             error_texts=texts,
             attempts=specs,
-            engine=chosen_engine(store, engine, spark_master, spark_conf),
+            engine=chosen_engine(store, engine),
             recommendations=recommendations,
         )
     doc = redacted(

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from deltaforensics.cli.options import ExplainFormat, FailOn
+from deltaforensics.cli.options import ExplainFormat, FailOn, TableFormat
 from deltaforensics.errors import UsageError
 
 
@@ -56,6 +57,21 @@ def failing_findings(doc: dict[str, Any], fail_on: list[FailOn]) -> list[str]:
     from deltaforensics.report.gates import fail_on_hits  # noqa: PLC0415
 
     return fail_on_hits(doc, [f.value for f in fail_on])
+
+
+def emit_table_or_json(
+    doc: dict[str, Any],
+    output_format: TableFormat,
+    table_text: Callable[[dict[str, Any]], str],
+    *,
+    quiet: bool,
+) -> None:
+    """``doc`` as JSON, or as ``table_text`` renders it followed by its warnings on stderr."""
+    if output_format is TableFormat.json:
+        emit_json(doc)
+    else:
+        emit(table_text(doc))
+        warn(doc["diagnostics"], quiet=quiet)
 
 
 def warn(diagnostics: list[dict[str, Any]], *, quiet: bool) -> None:

@@ -10,20 +10,17 @@ import typer
 from deltaforensics.cli.engine_choice import chosen_engine
 from deltaforensics.cli.invocation import invocation_of
 from deltaforensics.cli.options import (
-    EngineName,
-    EngineOpt,
+    EngineChoice,
     RedactOpt,
-    SparkConfOpt,
-    SparkMasterOpt,
-    StorageOption,
-    StorageOptionsFile,
+    StorageAccess,
     TableArg,
     TableFormat,
+    TableFormatOpt,
 )
-from deltaforensics.cli.output import emit, emit_json, warn
+from deltaforensics.cli.output import emit_table_or_json
 from deltaforensics.cli.progress import ProgressBar, reporting
 from deltaforensics.cli.redaction import redacted
-from deltaforensics.cli.storage import storage_options
+from deltaforensics.cli.storage import open_table
 
 
 def snapshot(
@@ -33,20 +30,16 @@ def snapshot(
         int | None,
         typer.Option("--version", min=0, help="Version to reconstruct (default: latest)."),
     ] = None,
-    output_format: Annotated[
-        TableFormat, typer.Option("--format", help="table or json.")
-    ] = TableFormat.table,
-    engine: EngineOpt = None,
-    spark_master: SparkMasterOpt = "local[2]",
-    spark_conf: SparkConfOpt = None,
-    storage_option: StorageOption = None,
-    storage_options_file: StorageOptionsFile = None,
+    output_format: TableFormatOpt = TableFormat.table,
+    *,
+    engine: EngineChoice,
+    storage: StorageAccess,
     redact: RedactOpt = False,
 ) -> None:
     """The live files of the table at a version."""
     invocation = invocation_of(ctx)
     invocation.redact = redact
-    from deltaforensics.analysis import load, open_store  # noqa: PLC0415
+    from deltaforensics.analysis import load  # noqa: PLC0415
     from deltaforensics.engines.polars_engine import PolarsEngine  # noqa: PLC0415
     from deltaforensics.report.history import (  # noqa: PLC0415
         snapshot_document,
@@ -54,12 +47,10 @@ def snapshot(
         snapshot_text,
     )
 
-    store = open_store(table, storage_options(storage_option, storage_options_file, invocation))
-    chosen = chosen_engine(store, engine, spark_master, spark_conf) or PolarsEngine(
-        store, with_stats=False
-    )
+    store = open_table(table, storage, invocation)
+    chosen = chosen_engine(store, engine) or PolarsEngine(store, with_stats=False)
     with ProgressBar("reading the log", quiet=invocation.quiet) as progress:
-        if engine in (None, EngineName.polars):
+        if not engine.uses_spark:
             chosen = PolarsEngine(reporting(store, progress), with_stats=False)
         loaded = load(store, version=version, mode="snapshot", engine=chosen)
     snap = loaded.replay.snapshot_at(version)
@@ -70,8 +61,4 @@ def snapshot(
         sys.stdout.write("\n")
         return
     doc = redacted(snapshot_document(store.uri, snap, loaded.diagnostics), redact)
-    if output_format is TableFormat.json:
-        emit_json(doc)
-    else:
-        emit(snapshot_text(doc))
-        warn(doc["diagnostics"], quiet=invocation.quiet)
+    emit_table_or_json(doc, output_format, snapshot_text, quiet=invocation.quiet)

@@ -6,27 +6,18 @@ from typing import Annotated, Any
 
 import typer
 
-from deltaforensics.cli.attempt_specs import attempt_specs, read_error_text
+from deltaforensics.cli.attempt_specs import attempt_specs, error_texts
 from deltaforensics.cli.invocation import invocation_of
 from deltaforensics.cli.options import (
-    AttemptOpt,
-    AttemptProfileOpt,
-    ErrorOpt,
-    OverwriteModeOpt,
-    ReadVersionOpt,
+    AttemptOptions,
     RedactOpt,
-    ReplaceWhereOpt,
-    StartedAtOpt,
-    StorageOption,
-    StorageOptionsFile,
+    StorageAccess,
     TableArg,
-    TxnOpt,
     WhatIfFormat,
-    WritesOpt,
 )
 from deltaforensics.cli.output import emit, emit_json
 from deltaforensics.cli.redaction import redacted
-from deltaforensics.cli.storage import storage_options
+from deltaforensics.cli.storage import open_table
 from deltaforensics.errors import UsageError
 
 
@@ -66,23 +57,15 @@ def whatif(
     output_format: Annotated[
         WhatIfFormat, typer.Option("--format", help="json or markdown.")
     ] = None,  # type: ignore[assignment]
-    error: ErrorOpt = None,
-    attempt: AttemptOpt = None,
-    read_version: ReadVersionOpt = None,
-    started_at: StartedAtOpt = None,
-    attempt_profile: AttemptProfileOpt = None,
-    writes: WritesOpt = None,
-    replace_where: ReplaceWhereOpt = None,
-    txn: TxnOpt = None,
-    partition_overwrite_mode: OverwriteModeOpt = None,
-    storage_option: StorageOption = None,
-    storage_options_file: StorageOptionsFile = None,
+    *,
+    attempts: AttemptOptions,
+    storage: StorageAccess,
     redact: RedactOpt = False,
 ) -> None:
     """Which conflicts and fragile races a change would avoid or introduce, measured on this history."""
     invocation = invocation_of(ctx)
     invocation.redact = redact
-    from deltaforensics.analysis import analyze, observed_attempts, open_store  # noqa: PLC0415
+    from deltaforensics.analysis import analyze, observed_attempts  # noqa: PLC0415
     from deltaforensics.whatif.document import whatif_document  # noqa: PLC0415
     from deltaforensics.whatif.scenario import (  # noqa: PLC0415
         DeletionVectors,
@@ -114,18 +97,9 @@ def whatif(
         raise UsageError(
             "name at least one change: --partition-by, --isolation, --deletion-vectors, --liquid, --explicit-merge-predicates"
         )
-    specs = attempt_specs(
-        attempt or [],
-        read_version or [],
-        started_at or [],
-        attempt_profile,
-        writes,
-        replace_where,
-        txn,
-        partition_overwrite_mode,
-    )
-    texts = [read_error_text(e) for e in error or []]
-    store = open_store(table, storage_options(storage_option, storage_options_file, invocation))
+    specs = attempt_specs(attempts)
+    texts = error_texts(attempts)
+    store = open_table(table, storage, invocation)
     analysis = analyze(
         store, profile_name=profile, error_texts=texts, attempts=specs, recommendations=False
     )
