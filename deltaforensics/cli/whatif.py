@@ -67,36 +67,11 @@ def whatif(
     invocation.redact = redact
     from deltaforensics.analysis import analyze, observed_attempts  # noqa: PLC0415
     from deltaforensics.whatif.document import whatif_document  # noqa: PLC0415
-    from deltaforensics.whatif.scenario import (  # noqa: PLC0415
-        DeletionVectors,
-        ExplicitMergePredicates,
-        IsolationChange,
-        Liquid,
-        PartitionBy,
-        Scenario,
-    )
+    from deltaforensics.whatif.scenario import Scenario  # noqa: PLC0415
 
-    changes: list[Any] = []
-    if partition_by:
-        changes.append(PartitionBy(tuple(c.strip() for c in partition_by.split(",") if c.strip())))
-    if isolation:
-        if isolation.strip().lower() not in (
-            "serializable",
-            "writeserializable",
-            "snapshotisolation",
-        ):
-            raise UsageError("--isolation is Serializable or WriteSerializable")
-        changes.append(IsolationChange(isolation.strip()))
-    if deletion_vectors:
-        changes.append(DeletionVectors())
-    if liquid:
-        changes.append(Liquid(tuple(c.strip() for c in liquid.split(",") if c.strip())))
-    if explicit_merge_predicates:
-        changes.append(ExplicitMergePredicates())
-    if not changes:
-        raise UsageError(
-            "name at least one change: --partition-by, --isolation, --deletion-vectors, --liquid, --explicit-merge-predicates"
-        )
+    changes = _named_changes(
+        partition_by, isolation, deletion_vectors, liquid, explicit_merge_predicates
+    )
     specs = attempt_specs(attempts)
     texts = error_texts(attempts)
     store = open_table(table, storage, invocation)
@@ -114,3 +89,48 @@ def whatif(
         emit(whatif_to_markdown(doc))
     else:
         emit_json(doc)
+
+
+def _named_changes(
+    partition_by: str | None,
+    isolation: str | None,
+    deletion_vectors: bool,
+    liquid: str | None,
+    explicit_merge_predicates: bool,
+) -> list[Any]:
+    """The changes the options name, in the order of the options; at least one."""
+    from deltaforensics.whatif.scenario import (  # noqa: PLC0415
+        DeletionVectors,
+        ExplicitMergePredicates,
+        IsolationChange,
+        Liquid,
+        PartitionBy,
+    )
+
+    changes: list[Any] = []
+    if partition_by:
+        changes.append(PartitionBy(_columns(partition_by)))
+    if isolation:
+        if isolation.strip().lower() not in (
+            "serializable",
+            "writeserializable",
+            "snapshotisolation",
+        ):
+            raise UsageError("--isolation is Serializable or WriteSerializable")
+        changes.append(IsolationChange(isolation.strip()))
+    if deletion_vectors:
+        changes.append(DeletionVectors())
+    if liquid:
+        changes.append(Liquid(_columns(liquid)))
+    if explicit_merge_predicates:
+        changes.append(ExplicitMergePredicates())
+    if not changes:
+        raise UsageError(
+            "name at least one change: --partition-by, --isolation, --deletion-vectors, --liquid, --explicit-merge-predicates"
+        )
+    return changes
+
+
+def _columns(text: str) -> tuple[str, ...]:
+    """``"a, b,"`` as ``("a", "b")``."""
+    return tuple(c.strip() for c in text.split(",") if c.strip())
