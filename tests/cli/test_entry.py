@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from deltaforensics.cli import STATE, main
+from deltaforensics.cli import Invocation, main
 from tests.conftest import CORPUS, REPO, SAMPLE_LOGS
 
 TABLE = str(SAMPLE_LOGS / "deltars_concurrent_optimize")  # two error-severity anomalies
@@ -84,7 +84,8 @@ def test_in_process_runs_keep_the_collector_and_free_their_results(
 ) -> None:
     """Only the console entry point, whose process ends with the command, keeps the results
     and pauses the collector; main() called in a process that goes on does neither."""
-    assert main(["explain", TABLE, "--format", "json"]) == 0
+    invocation = Invocation()  # what main() makes when it is not given one
+    assert main(["explain", TABLE, "--format", "json"], invocation=invocation) == 0
     capsys.readouterr()
     assert gc.isenabled()
-    assert STATE.kept == []
+    assert invocation.kept == []

@@ -1,0 +1,116 @@
+"""The typer app, its root options, and the single handler that maps every outcome of a command
+to an exit code (:func:`main`); :func:`entry` is the console script."""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from typing import Annotated, NoReturn
+
+import typer
+from typer import exceptions as typer_exceptions
+
+from deltaforensics import __version__
+from deltaforensics.cli.audit import audit
+from deltaforensics.cli.explain import explain
+from deltaforensics.cli.history import history
+from deltaforensics.cli.invocation import Invocation, invocation_of
+from deltaforensics.cli.option_groups import with_option_groups
+from deltaforensics.cli.output import emit
+from deltaforensics.cli.redaction import redact_message
+from deltaforensics.cli.rules import rules
+from deltaforensics.cli.snapshot import snapshot
+from deltaforensics.cli.whatif import whatif
+from deltaforensics.errors import DeltaForensicsError, UsageError
+
+app = typer.Typer(
+    name="deltaforensics",
+    help="Explain Delta Lake write conflicts from the table's own transaction log.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+for command in (history, snapshot, explain, whatif, audit, rules):  # in --help's order
+    app.command()(with_option_groups(command))
+
+
+@app.callback()
+def _root(
+    ctx: typer.Context,
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks for errors.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", help="No progress output on stderr.")] = False,
+    version: Annotated[bool, typer.Option("--version", help="Print the version and exit.")] = False,
+) -> None:
+    invocation = invocation_of(ctx)
+    invocation.debug = debug
+    invocation.quiet = quiet
+    if version:
+        emit(f"deltaforensics {__version__}")
+        raise typer.Exit(0)
+
+
+def entry() -> NoReturn:
+    """The console script and ``python -m deltaforensics``: :func:`main`, then the process
+    ends at once. The output is flushed first (exit code 1 if it cannot be); the heap is left
+    to the operating system instead of being released object by object and torn down by the
+    interpreter (about a second after an explain of 100,000 commits). Nothing of ours runs at
+    exit, and a Spark engine's JVM ends when its gateway pipe closes."""
+    invocation = Invocation(ending=True)  # referenced until the process ends
+    code = main(invocation=invocation)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # the reader went away: not all of the output arrived
+            code = code or 1  # as typer exits when that happens while the command writes
+    os._exit(code)
+
+
+def main(argv: list[str] | None = None, *, invocation: Invocation | None = None) -> int:
+    """Console entry point; maps every outcome to an exit code. ``invocation`` is the run's
+    context (a fresh one by default)."""
+    if invocation is None:
+        invocation = Invocation()
+    try:
+        # without standalone mode, click returns a command's typer.Exit code instead of raising
+        returned = app(args=argv, standalone_mode=False, obj=invocation)
+        if isinstance(returned, int):
+            return returned
+    except typer.Exit as exc:
+        return int(exc.exit_code or 0)
+    except typer.Abort:
+        sys.stderr.write("aborted\n")
+        return 130
+    except typer_exceptions.TyperException as exc:  # usage: bad option, unknown command
+        show = getattr(exc, "show", None)
+        if callable(show):
+            show()
+        else:
+            sys.stderr.write(f"error: {exc}\n")
+        return int(getattr(exc, "exit_code", 2) or 2)
+    except UsageError as exc:
+        sys.stderr.write(f"error: {redact_message(str(exc), invocation)}\n")
+        return 2
+    except DeltaForensicsError as exc:
+        if invocation.debug:
+            sys.stderr.write(redact_message("".join(traceback.format_exception(exc)), invocation))
+        message = redact_message(str(exc), invocation)
+        sys.stderr.write(f"error: {message}\n")
+        for note in getattr(exc, "__notes__", []):
+            sys.stderr.write(f"{redact_message(note, invocation)}\n")
+        return 3
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        return 130
+    except BrokenPipeError:  # the reader of stdout went away: as typer exits when it sees that
+        return 1
+    except Exception as exc:
+        if invocation.debug:
+            sys.stderr.write(redact_message("".join(traceback.format_exception(exc)), invocation))
+        sys.stderr.write(
+            f"internal error: {type(exc).__name__}: {redact_message(str(exc), invocation)}\n"
+            f"deltaforensics {__version__}, Python {sys.version.split()[0]}; "
+            "please report this with --debug output\n"
+        )
+        return 4
+    return 0

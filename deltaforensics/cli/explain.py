@@ -1,0 +1,109 @@
+"""``deltaforensics explain``: races and conflicts in the history, and the rule that decides each."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from deltaforensics.cli.attempt_specs import attempt_specs, error_texts
+from deltaforensics.cli.engine_choice import chosen_engine
+from deltaforensics.cli.invocation import invocation_of
+from deltaforensics.cli.options import (
+    AttemptOptions,
+    EngineChoice,
+    ExplainFormat,
+    FailOn,
+    RedactOpt,
+    StorageAccess,
+    TableArg,
+)
+from deltaforensics.cli.output import failing_findings, write_report
+from deltaforensics.cli.progress import ProgressBar, reporting
+from deltaforensics.cli.redaction import redacted
+from deltaforensics.cli.storage import open_table
+from deltaforensics.errors import UsageError
+
+
+def explain(
+    ctx: typer.Context,
+    table: TableArg,
+    output_format: Annotated[
+        ExplainFormat | None, typer.Option("--format", help="rich (default on a terminal) or json.")
+    ] = None,
+    profile: Annotated[
+        str | None,
+        typer.Option(
+            "--profile",
+            help="Force an engine profile: delta-spark[-X.Y], databricks[-X.Y], delta-rs[-X.Y], kernel.",
+        ),
+    ] = None,
+    from_version: Annotated[
+        int | None, typer.Option("--from-version", min=0, help="Report races from this version on.")
+    ] = None,
+    to_version: Annotated[
+        int | None, typer.Option("--to-version", min=0, help="Analyse the log up to this version.")
+    ] = None,
+    fail_on: Annotated[
+        list[FailOn] | None,
+        typer.Option(
+            "--fail-on", help="Exit 1 when the report has any of these findings (repeatable)."
+        ),
+    ] = None,
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="Write the report to this file instead of stdout."),
+    ] = None,
+    *,
+    attempts: AttemptOptions,
+    engine: EngineChoice,
+    storage: StorageAccess,
+    redact: RedactOpt = False,
+    recommendations: Annotated[
+        bool,
+        typer.Option(
+            "--recommendations/--no-recommendations",
+            help="Measure the what-if recommendations (the slow part on long histories).",
+        ),
+    ] = True,
+) -> None:
+    """Races and conflicts in the table's history, which rule of Delta's checker decides them, and why."""
+    invocation = invocation_of(ctx)
+    invocation.redact = redact
+    invocation.one_table_then_exit()
+    from deltaforensics.analysis import analyze  # noqa: PLC0415
+    from deltaforensics.report.explain import explain_document  # noqa: PLC0415
+
+    if profile is not None:
+        from deltaforensics.profiles import profile_by_name  # noqa: PLC0415
+
+        try:
+            profile_by_name(profile)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+    specs = attempt_specs(attempts)
+    texts = error_texts(attempts)
+    store = open_table(table, storage, invocation)
+    with ProgressBar("reading the log", quiet=invocation.quiet) as progress:
+        analysis = analyze(
+            reporting(store, progress),
+            from_version=from_version,
+            to_version=to_version,
+            profile_name=profile,
+            error_texts=texts,
+            attempts=specs,
+            engine=chosen_engine(store, engine),
+            recommendations=recommendations,
+        )
+    doc = redacted(
+        explain_document(analysis), redact, (t.commit_info for t in analysis.transactions)
+    )
+    invocation.keep(analysis)
+    fmt = output_format or (
+        ExplainFormat.rich if sys.stdout.isatty() and output is None else ExplainFormat.json
+    )
+    write_report(doc, fmt, output)
+    if failing_findings(doc, fail_on or []):
+        raise typer.Exit(1)

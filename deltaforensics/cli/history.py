@@ -1,0 +1,59 @@
+"""``deltaforensics history``: one row per commit."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from deltaforensics.cli.engine_choice import chosen_engine
+from deltaforensics.cli.invocation import invocation_of
+from deltaforensics.cli.options import (
+    EngineChoice,
+    RedactOpt,
+    StorageAccess,
+    TableArg,
+    TableFormat,
+    TableFormatOpt,
+)
+from deltaforensics.cli.output import emit_table_or_json
+from deltaforensics.cli.progress import ProgressBar, reporting
+from deltaforensics.cli.redaction import redacted
+from deltaforensics.cli.storage import open_table
+from deltaforensics.errors import UsageError
+
+
+def history(
+    ctx: typer.Context,
+    table: TableArg,
+    from_version: Annotated[
+        int | None, typer.Option("--from-version", min=0, help="First version to show.")
+    ] = None,
+    to_version: Annotated[
+        int | None, typer.Option("--to-version", min=0, help="Last version to show.")
+    ] = None,
+    output_format: TableFormatOpt = TableFormat.table,
+    *,
+    engine: EngineChoice,
+    storage: StorageAccess,
+    redact: RedactOpt = False,
+) -> None:
+    """One row per commit: operation, parameters, readVersion, isolation level, writer, files."""
+    invocation = invocation_of(ctx)
+    invocation.redact = redact
+    from deltaforensics.analysis import load_commits  # noqa: PLC0415
+    from deltaforensics.report.history import history_document, history_text  # noqa: PLC0415
+
+    if from_version is not None and to_version is not None and from_version > to_version:
+        raise UsageError("--from-version must not be greater than --to-version")
+    store = open_table(table, storage, invocation)
+    chosen = chosen_engine(store, engine)
+    with ProgressBar("reading the log", quiet=invocation.quiet) as progress:
+        _, commits, diagnostics = load_commits(
+            store if chosen is not None else reporting(store, progress),
+            from_version=from_version,
+            to_version=to_version,
+            engine=chosen,
+        )
+    doc = redacted(history_document(store.uri, commits, diagnostics), redact)
+    emit_table_or_json(doc, output_format, history_text, quiet=invocation.quiet)

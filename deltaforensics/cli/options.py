@@ -1,0 +1,166 @@
+"""The options and choices of the command line, each declared once and reused by every command.
+
+Options that travel together are a group: a frozen dataclass whose fields are the options, given
+to a command as one value (:mod:`deltaforensics.cli.option_groups` spreads it into the command's
+signature for typer). A single option shared by several commands is an ``Annotated`` alias.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+class TableFormat(StrEnum):
+    table = "table"
+    json = "json"
+
+
+class EngineName(StrEnum):
+    polars = "polars"
+    spark = "spark"
+
+
+class WhatIfFormat(StrEnum):
+    json = "json"
+    markdown = "markdown"
+
+
+class FailOn(StrEnum):
+    conflict = "conflict"
+    anomaly = "anomaly"
+    disagreement = "disagreement"
+
+
+class ExplainFormat(StrEnum):
+    rich = "rich"
+    json = "json"
+    html = "html"
+    markdown = "markdown"
+
+
+TableArg = Annotated[
+    str,
+    typer.Argument(
+        help="Table path, its _delta_log folder, or a URL (file://, abfss://, az://, …)."
+    ),
+]
+TableFormatOpt = Annotated[TableFormat, typer.Option("--format", help="table or json.")]
+RedactOpt = Annotated[
+    bool,
+    typer.Option(
+        "--redact",
+        help="Replace user names and ids, e-mails and notebook/workspace paths with pseudonyms (user#1, email#1, notebook#1, path#1) in every format.",
+    ),
+]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StorageAccess:
+    """How to reach the table's storage: ``--storage-option`` and ``--storage-options-file``."""
+
+    storage_option: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--storage-option",
+            help="Storage option KEY=VALUE (repeatable); adlfs and delta-rs/object_store key names.",
+        ),
+    ] = None
+    storage_options_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--storage-options-file",
+            help="JSON or TOML file of storage options (keeps secrets off argv).",
+        ),
+    ] = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EngineChoice:
+    """Which engine reads the log: ``--engine`` and, for Spark, its master and conf."""
+
+    engine: Annotated[
+        EngineName | None,
+        typer.Option(
+            "--engine",
+            help="How to read the log: polars (default) or spark (PySpark, extra [spark]).",
+        ),
+    ] = None
+    spark_master: Annotated[
+        str, typer.Option("--spark-master", help="Spark master for --engine spark.")
+    ] = "local[2]"
+    spark_conf: Annotated[
+        list[str] | None,
+        typer.Option("--spark-conf", help="Spark conf KEY=VALUE for --engine spark (repeatable)."),
+    ] = None
+
+    @property
+    def uses_spark(self) -> bool:
+        """Spark reads the log; otherwise the default polars engine does."""
+        return self.engine is EngineName.spark
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AttemptOptions:
+    """The failure the user brings: ``--error`` texts, and ``--attempt`` statements with what
+    each read and wrote."""
+
+    error: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--error",
+            help="A driver log, job output or stack trace holding the failure (repeatable; - for stdin).",
+        ),
+    ] = None
+    attempt: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--attempt", help="A statement that failed or is planned, as Spark SQL (repeatable)."
+        ),
+    ] = None
+    read_version: Annotated[
+        list[int] | None,
+        typer.Option(
+            "--read-version",
+            min=0,
+            help="The version each --attempt read (once for all, or once per attempt).",
+        ),
+    ] = None
+    started_at: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--started-at",
+            help="When each --attempt started (ISO-8601 or epoch ms); it read the version current then.",
+        ),
+    ] = None
+    attempt_profile: Annotated[
+        str | None,
+        typer.Option(
+            "--attempt-profile",
+            help="Engine profile of the attempts (default: the table's recent writers).",
+        ),
+    ] = None
+    writes: Annotated[
+        str | None,
+        typer.Option(
+            "--writes",
+            help='Partitions an INSERT writes when the statement does not show them: "col=value,...".',
+        ),
+    ] = None
+    replace_where: Annotated[
+        str | None, typer.Option("--replace-where", help="replaceWhere predicate of an overwrite.")
+    ] = None
+    txn: Annotated[
+        str | None,
+        typer.Option("--txn", help="The attempt's own application transaction APPID:VERSION."),
+    ] = None
+    partition_overwrite_mode: Annotated[
+        str | None,
+        typer.Option(
+            "--partition-overwrite-mode", help="dynamic marks an INSERT OVERWRITE as dynamic."
+        ),
+    ] = None

@@ -1,0 +1,83 @@
+"""Where a command's document goes: stdout or ``--output`` in the chosen format, diagnostics to
+stderr, and which ``--fail-on`` findings it holds."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from deltaforensics.cli.options import ExplainFormat, FailOn, TableFormat
+from deltaforensics.errors import UsageError
+
+
+def emit(text: str) -> None:
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+
+
+def emit_json(doc: Any) -> None:
+    emit(json.dumps(doc, indent=2, default=str))
+
+
+def write_report(doc: dict[str, Any], fmt: ExplainFormat, output: Path | None) -> None:
+    if fmt is ExplainFormat.rich:
+        from rich.console import Console  # noqa: PLC0415
+
+        from deltaforensics.report.to_rich import render_explain  # noqa: PLC0415
+
+        if output is None:
+            render_explain(doc, Console(highlight=False))
+            return
+        with output.open("w", encoding="utf-8") as fh:
+            render_explain(doc, Console(file=fh, highlight=False, width=120, color_system=None))
+        return
+    if fmt is ExplainFormat.json:
+        text = json.dumps(doc, indent=2, default=str) + "\n"
+    elif fmt is ExplainFormat.html:
+        from deltaforensics.report.to_html import to_html  # noqa: PLC0415
+
+        text = to_html(doc)
+    else:
+        from deltaforensics.report.to_markdown import to_markdown  # noqa: PLC0415
+
+        text = to_markdown(doc)
+    if output is None:
+        emit(text)
+    else:
+        try:
+            output.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from None
+
+
+def failing_findings(doc: dict[str, Any], fail_on: list[FailOn]) -> list[str]:
+    """Which ``--fail-on`` selections the report triggers."""
+    from deltaforensics.report.gates import fail_on_hits  # noqa: PLC0415
+
+    return fail_on_hits(doc, [f.value for f in fail_on])
+
+
+def emit_table_or_json(
+    doc: dict[str, Any],
+    output_format: TableFormat,
+    table_text: Callable[[dict[str, Any]], str],
+    *,
+    quiet: bool,
+) -> None:
+    """``doc`` as JSON, or as ``table_text`` renders it followed by its warnings on stderr."""
+    if output_format is TableFormat.json:
+        emit_json(doc)
+    else:
+        emit(table_text(doc))
+        warn(doc["diagnostics"], quiet=quiet)
+
+
+def warn(diagnostics: list[dict[str, Any]], *, quiet: bool) -> None:
+    if quiet:
+        return
+    for d in diagnostics:
+        if d["severity"] != "info":
+            where = f" (version {d['version']})" if d["version"] is not None else ""
+            sys.stderr.write(f"{d['severity']}: {d['code']} {d['message']}{where}\n")

@@ -1,0 +1,28 @@
+"""``deltaforensics rules``: the conflict rules' own documentation."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from deltaforensics.cli.output import emit
+from deltaforensics.errors import UsageError
+
+
+def rules(
+    code: Annotated[
+        str | None, typer.Argument(help="A rule code such as DC010; all rules when omitted.")
+    ] = None,
+) -> None:
+    """Document the conflict rules (Delta's checks, in Delta's order)."""
+    from deltaforensics.report.catalogue import listing, page  # noqa: PLC0415
+
+    if code is None:
+        emit(listing())
+        return
+    try:
+        text = page(code)
+    except KeyError as exc:
+        raise UsageError(str(exc.args[0])) from None
+    emit(text)

@@ -1,0 +1,64 @@
+"""``deltaforensics snapshot``: the live files of the table at a version."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from deltaforensics.cli.engine_choice import chosen_engine
+from deltaforensics.cli.invocation import invocation_of
+from deltaforensics.cli.options import (
+    EngineChoice,
+    RedactOpt,
+    StorageAccess,
+    TableArg,
+    TableFormat,
+    TableFormatOpt,
+)
+from deltaforensics.cli.output import emit_table_or_json
+from deltaforensics.cli.progress import ProgressBar, reporting
+from deltaforensics.cli.redaction import redacted
+from deltaforensics.cli.storage import open_table
+
+
+def snapshot(
+    ctx: typer.Context,
+    table: TableArg,
+    version: Annotated[
+        int | None,
+        typer.Option("--version", min=0, help="Version to reconstruct (default: latest)."),
+    ] = None,
+    output_format: TableFormatOpt = TableFormat.table,
+    *,
+    engine: EngineChoice,
+    storage: StorageAccess,
+    redact: RedactOpt = False,
+) -> None:
+    """The live files of the table at a version."""
+    invocation = invocation_of(ctx)
+    invocation.redact = redact
+    from deltaforensics.analysis import load  # noqa: PLC0415
+    from deltaforensics.engines.polars_engine import PolarsEngine  # noqa: PLC0415
+    from deltaforensics.report.history import (  # noqa: PLC0415
+        snapshot_document,
+        snapshot_json_chunks,
+        snapshot_text,
+    )
+
+    store = open_table(table, storage, invocation)
+    chosen = chosen_engine(store, engine) or PolarsEngine(store, with_stats=False)
+    with ProgressBar("reading the log", quiet=invocation.quiet) as progress:
+        if not engine.uses_spark:
+            chosen = PolarsEngine(reporting(store, progress), with_stats=False)
+        loaded = load(store, version=version, mode="snapshot", engine=chosen)
+    snap = loaded.replay.snapshot_at(version)
+    if output_format is TableFormat.json and not redact:
+        # the same text as emit_json(snapshot_document(...)), written in slices
+        for chunk in snapshot_json_chunks(store.uri, snap, loaded.diagnostics):
+            sys.stdout.write(chunk)
+        sys.stdout.write("\n")
+        return
+    doc = redacted(snapshot_document(store.uri, snap, loaded.diagnostics), redact)
+    emit_table_or_json(doc, output_format, snapshot_text, quiet=invocation.quiet)

@@ -1,0 +1,136 @@
+"""``deltaforensics whatif``: what a change of layout or isolation would avoid or introduce."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from deltaforensics.cli.attempt_specs import attempt_specs, error_texts
+from deltaforensics.cli.invocation import invocation_of
+from deltaforensics.cli.options import (
+    AttemptOptions,
+    RedactOpt,
+    StorageAccess,
+    TableArg,
+    WhatIfFormat,
+)
+from deltaforensics.cli.output import emit, emit_json
+from deltaforensics.cli.redaction import redacted
+from deltaforensics.cli.storage import open_table
+from deltaforensics.errors import UsageError
+
+
+def whatif(
+    ctx: typer.Context,
+    table: TableArg,
+    partition_by: Annotated[
+        str | None, typer.Option("--partition-by", help="Comma-separated columns to partition by.")
+    ] = None,
+    isolation: Annotated[
+        str | None,
+        typer.Option(
+            "--isolation",
+            help="Serializable or WriteSerializable (as the writers' engine spells it).",
+        ),
+    ] = None,
+    deletion_vectors: Annotated[
+        bool,
+        typer.Option(
+            "--deletion-vectors",
+            help="Enable deletion vectors (row-level concurrency where the engine has it).",
+        ),
+    ] = False,
+    liquid: Annotated[
+        str | None, typer.Option("--liquid", help="Comma-separated liquid clustering columns.")
+    ] = None,
+    explicit_merge_predicates: Annotated[
+        bool,
+        typer.Option(
+            "--explicit-merge-predicates",
+            help="Add literal partition conjuncts to MERGE conditions.",
+        ),
+    ] = False,
+    profile: Annotated[
+        str | None, typer.Option("--profile", help="Force an engine profile (as for explain).")
+    ] = None,
+    output_format: Annotated[
+        WhatIfFormat, typer.Option("--format", help="json or markdown.")
+    ] = None,  # type: ignore[assignment]
+    *,
+    attempts: AttemptOptions,
+    storage: StorageAccess,
+    redact: RedactOpt = False,
+) -> None:
+    """Which conflicts and fragile races a change would avoid or introduce, measured on this history."""
+    invocation = invocation_of(ctx)
+    invocation.redact = redact
+    from deltaforensics.analysis import analyze, observed_attempts  # noqa: PLC0415
+    from deltaforensics.whatif.document import whatif_document  # noqa: PLC0415
+    from deltaforensics.whatif.scenario import Scenario  # noqa: PLC0415
+
+    changes = _named_changes(
+        partition_by, isolation, deletion_vectors, liquid, explicit_merge_predicates
+    )
+    specs = attempt_specs(attempts)
+    texts = error_texts(attempts)
+    store = open_table(table, storage, invocation)
+    analysis = analyze(
+        store, profile_name=profile, error_texts=texts, attempts=specs, recommendations=False
+    )
+    doc = redacted(
+        whatif_document(analysis, Scenario.of(*changes), attempts=observed_attempts(analysis)),
+        redact,
+        (t.commit_info for t in analysis.transactions),
+    )
+    if (output_format or WhatIfFormat.json) is WhatIfFormat.markdown:
+        from deltaforensics.report.to_markdown import whatif_to_markdown  # noqa: PLC0415
+
+        emit(whatif_to_markdown(doc))
+    else:
+        emit_json(doc)
+
+
+def _named_changes(
+    partition_by: str | None,
+    isolation: str | None,
+    deletion_vectors: bool,
+    liquid: str | None,
+    explicit_merge_predicates: bool,
+) -> list[Any]:
+    """The changes the options name, in the order of the options; at least one."""
+    from deltaforensics.whatif.scenario import (  # noqa: PLC0415
+        DeletionVectors,
+        ExplicitMergePredicates,
+        IsolationChange,
+        Liquid,
+        PartitionBy,
+    )
+
+    changes: list[Any] = []
+    if partition_by:
+        changes.append(PartitionBy(_columns(partition_by)))
+    if isolation:
+        if isolation.strip().lower() not in (
+            "serializable",
+            "writeserializable",
+            "snapshotisolation",
+        ):
+            raise UsageError("--isolation is Serializable or WriteSerializable")
+        changes.append(IsolationChange(isolation.strip()))
+    if deletion_vectors:
+        changes.append(DeletionVectors())
+    if liquid:
+        changes.append(Liquid(_columns(liquid)))
+    if explicit_merge_predicates:
+        changes.append(ExplicitMergePredicates())
+    if not changes:
+        raise UsageError(
+            "name at least one change: --partition-by, --isolation, --deletion-vectors, --liquid, --explicit-merge-predicates"
+        )
+    return changes
+
+
+def _columns(text: str) -> tuple[str, ...]:
+    """``"a, b,"`` as ``("a", "b")``."""
+    return tuple(c.strip() for c in text.split(",") if c.strip())
