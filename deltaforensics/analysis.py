@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -161,19 +162,50 @@ def _concerns(err: LogCorruptError, names: tuple[str, ...]) -> bool:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class TableIsolation:
+    """An isolation level and where it was found (a table property, commitInfo, a default)."""
+
+    value: str
+    source: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ConflictAnalysis:
-    """Everything ``explain`` reports, before formatting."""
+    """Everything ``explain`` reports, before formatting.
+
+    ``error_conflicts`` are the conflicts the ``--error`` texts show, in order;
+    ``attempt_verdicts`` what the checker decides of each ``--attempt``."""
 
     loaded: LoadedLog
     transactions: tuple[Any, ...]
     races: tuple[Any, ...]
     diagnostics: tuple[Diagnostic, ...]
     anomalies: tuple[Any, ...] = ()
-    conflicts: tuple[dict[str, Any], ...] = ()
-    attempts: tuple[dict[str, Any], ...] = ()
+    error_conflicts: tuple[Any, ...] = ()
     error_evidence: tuple[Any, ...] = ()
     attempt_verdicts: tuple[Any, ...] = ()
     recommendations: tuple[dict[str, Any], ...] = ()
+
+    def table_isolation(self) -> TableIsolation:
+        """The table's isolation level: its property, else what commits record most, else the
+        writers' default."""
+        rep = self.loaded.replay
+        prop = rep.metadata_at(rep.end_version).configuration.get("delta.isolationLevel")
+        if prop:
+            return TableIsolation(value=prop, source="table property delta.isolationLevel")
+        recorded = Counter(
+            t.isolation.value
+            for t in self.transactions
+            if t.isolation_source == "commitInfo.isolationLevel"
+        )
+        if recorded:
+            value, _ = recorded.most_common(1)[0]
+            return TableIsolation(value=value, source="most frequent commitInfo.isolationLevel")
+        engines = {t.profile.engine for t in self.transactions}
+        default = "WriteSerializable" if engines == {"databricks"} else "Serializable"
+        return TableIsolation(
+            value=default, source="engine default (no property, nothing recorded)"
+        )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -273,19 +305,16 @@ def analyze_loaded(
         for a in find_anomalies(txns, loaded.replay, loaded.listing.commit_versions)
         if not a.versions or max(a.versions) >= lo
     ]
-    conflicts: list[dict[str, Any]] = []
-    evidence_found = _error_evidence(error_texts, txns, loaded.replay, conflicts, diags)
-    attempt_dicts, verdicts = _attempts(attempts, txns, loaded.replay, conflicts)
+    evidence_found, error_conflicts = _error_evidence(error_texts, txns, loaded.replay, diags)
     result = ConflictAnalysis(
         loaded=loaded,
         transactions=tuple(txns),
         races=tuple(races),
         diagnostics=tuple(diags),
         anomalies=tuple(anomalies),
-        conflicts=tuple(conflicts),
-        attempts=tuple(attempt_dicts),
+        error_conflicts=tuple(error_conflicts),
         error_evidence=tuple(evidence_found),
-        attempt_verdicts=tuple(verdicts),
+        attempt_verdicts=tuple(_attempts(attempts, txns, loaded.replay)),
     )
     if not recommendations:
         return result
@@ -309,13 +338,14 @@ def _error_evidence(
     texts: Sequence[tuple[str, str]],
     txns: Sequence[Any],
     rep: Replay,
-    conflicts: list[dict[str, Any]],
     diags: list[Diagnostic],
-) -> list[Any]:
+) -> tuple[list[Any], list[Any]]:
+    """Every exception found in the texts, and the conflicts among them explained."""
     from deltaforensics.evidence.error_text import extract_conflicts  # noqa: PLC0415
-    from deltaforensics.evidence.winners import conflict_entry, match_winner  # noqa: PLC0415
+    from deltaforensics.evidence.winners import explain_error, match_winner  # noqa: PLC0415
 
     found: list[Any] = []
+    conflicts: list[Any] = []
     for source, text in texts:
         items = extract_conflicts(text, source=source)
         if not items:
@@ -331,22 +361,17 @@ def _error_evidence(
                 )
                 continue
             match = match_winner(ev, txns, rep.first_version)
-            conflicts.append(conflict_entry(ev, match, txns))
-    return found
+            conflicts.append(explain_error(ev, match, txns))
+    return found, conflicts
 
 
-def _attempts(
-    specs: Sequence[AttemptSpec],
-    txns: Sequence[Any],
-    rep: Replay,
-    conflicts: list[dict[str, Any]],
-) -> tuple[list[dict[str, Any]], list[Any]]:
+def _attempts(specs: Sequence[AttemptSpec], txns: Sequence[Any], rep: Replay) -> list[Any]:
+    """The checker's verdict on each attempted statement."""
     if not specs:
-        return [], []
+        return []
     from deltaforensics.conflicts.profiles import profile_by_name  # noqa: PLC0415
     from deltaforensics.evidence import attempts as att  # noqa: PLC0415
 
-    out: list[dict[str, Any]] = []
     verdicts: list[Any] = []
     for spec in specs:
         if spec.read_version is not None:
@@ -378,11 +403,5 @@ def _attempts(
             )
         except ValueError as exc:
             raise UsageError(f"--attempt {spec.sql[:60]!r}: {exc}") from None
-        verdict = att.check_attempt(attempt, txns, rep)
-        verdicts.append(verdict)
-        as_dict = att.attempt_to_dict(verdict)
-        entry = as_dict.pop("conflict", None) or att.conflict_entry(verdict)
-        out.append(as_dict)
-        if entry is not None:
-            conflicts.append(entry)
-    return out, verdicts
+        verdicts.append(att.check_attempt(attempt, txns, rep))
+    return verdicts

@@ -222,7 +222,8 @@ def history(
     """One row per commit: operation, parameters, readVersion, isolation level, writer, files."""
     STATE.redact = redact
     from deltaforensics.analysis import load_commits, open_store  # noqa: PLC0415
-    from deltaforensics.report.history import history_document, history_text  # noqa: PLC0415
+    from deltaforensics.report.document import history_document  # noqa: PLC0415
+    from deltaforensics.report.history import history_text  # noqa: PLC0415
 
     if from_version is not None and to_version is not None and from_version > to_version:
         raise UsageError("--from-version must not be greater than --to-version")
@@ -264,11 +265,8 @@ def snapshot(
     STATE.redact = redact
     from deltaforensics.analysis import load, open_store  # noqa: PLC0415
     from deltaforensics.engines.polars_engine import PolarsEngine  # noqa: PLC0415
-    from deltaforensics.report.history import (  # noqa: PLC0415
-        snapshot_document,
-        snapshot_json_chunks,
-        snapshot_text,
-    )
+    from deltaforensics.report.document import snapshot_document  # noqa: PLC0415
+    from deltaforensics.report.history import snapshot_json_chunks, snapshot_text  # noqa: PLC0415
 
     store = open_store(table, _storage_options(storage_option, storage_options_file))
     chosen = _engine(store, engine, spark_master, spark_conf) or PolarsEngine(
@@ -394,7 +392,7 @@ def explain(
     STATE.redact = redact
     _one_table_then_exit()
     from deltaforensics.analysis import analyze, open_store  # noqa: PLC0415
-    from deltaforensics.report.explain import explain_document  # noqa: PLC0415
+    from deltaforensics.report.document import explain_document  # noqa: PLC0415
 
     if profile is not None:
         from deltaforensics.conflicts.profiles import profile_by_name  # noqa: PLC0415
@@ -614,7 +612,7 @@ def whatif(
     """Which conflicts and fragile races a change would avoid or introduce, measured on this history."""
     STATE.redact = redact
     from deltaforensics.analysis import analyze, observed_attempts, open_store  # noqa: PLC0415
-    from deltaforensics.whatif.document import whatif_document  # noqa: PLC0415
+    from deltaforensics.report.document import whatif_document  # noqa: PLC0415
     from deltaforensics.whatif.scenario import (  # noqa: PLC0415
         DeletionVectors,
         ExplicitMergePredicates,

@@ -21,7 +21,7 @@ from deltaforensics.log.segment import LogSegment, diagnose_listing
 from deltaforensics.model.diagnostics import Diagnostic, info
 from deltaforensics.model.schemas import ActionFrames
 from deltaforensics.replay import Replay, content_diagnostics
-from deltaforensics.report.explain import explain_document
+from deltaforensics.report.document import explain_document
 from deltaforensics.report.gates import fail_on_hits
 
 Document = dict[str, Any]

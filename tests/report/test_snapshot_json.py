@@ -9,7 +9,8 @@ import pytest
 
 from deltaforensics.model.actions import Metadata, Protocol
 from deltaforensics.model.diagnostics import Diagnostic, info
-from deltaforensics.report.history import snapshot_document, snapshot_json
+from deltaforensics.report.document import snapshot_document
+from deltaforensics.report.history import snapshot_json
 from deltaforensics.snapshot import Snapshot
 
 
