@@ -14,9 +14,8 @@ from deltaforensics.analysis import ConflictAnalysis
 from deltaforensics.model.diagnostics import Diagnostic
 from deltaforensics.report.document.entry import FORMAT_VERSION, Entry
 from deltaforensics.report.document.explain import Table
-from deltaforensics.whatif.compare import DEFAULT_SAMPLES, Comparison, PairResult
+from deltaforensics.whatif.compare import DEFAULT_SAMPLES, Comparison
 from deltaforensics.whatif.document import evaluation_for
-from deltaforensics.whatif.matrix import MatrixCell
 from deltaforensics.whatif.scenario import Scenario
 
 
@@ -30,9 +29,12 @@ class Balance(Entry):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class WhatIfDocument(Entry):
+    """The ``whatif`` report; its pairs and writer matrix keep the JSON form ``whatif`` gives
+    them (``PairResult.to_dict``, ``MatrixCell.to_dict``)."""
+
     format_version: int = FORMAT_VERSION
     table: Table
-    scenario: Scenario
+    scenario: Mapping[str, Any]
     baseline: Balance
     result: Balance
     conflicts_avoided: int
@@ -40,8 +42,8 @@ class WhatIfDocument(Entry):
     evaluated_on: Mapping[str, int]
     unknown: int
     by_source: Mapping[str, Mapping[str, int]]
-    pairs: tuple[PairResult, ...]
-    writer_matrix: tuple[MatrixCell, ...]
+    pairs: tuple[Mapping[str, Any], ...]
+    writer_matrix: tuple[Mapping[str, Any], ...]
     confidence: str
     diagnostics: tuple[Diagnostic, ...]
 
@@ -49,7 +51,7 @@ class WhatIfDocument(Entry):
     def from_comparison(cls, comparison: Comparison, table: Table) -> WhatIfDocument:
         return cls(
             table=table,
-            scenario=comparison.scenario,
+            scenario=comparison.scenario.to_dict(),
             baseline=Balance(**comparison.baseline),
             result=Balance(**comparison.result),
             conflicts_avoided=comparison.conflicts_avoided,
@@ -57,8 +59,8 @@ class WhatIfDocument(Entry):
             evaluated_on=comparison.evaluated_on,
             unknown=comparison.unknown,
             by_source=comparison.by_source(),
-            pairs=tuple(p for p in comparison.pairs if p.winner_version is not None),
-            writer_matrix=comparison.matrix,
+            pairs=tuple(p.to_dict() for p in comparison.pairs if p.winner_version is not None),
+            writer_matrix=tuple(c.to_dict() for c in comparison.matrix),
             confidence=comparison.confidence,
             diagnostics=comparison.diagnostics,
         )
