@@ -6,13 +6,17 @@ The documents themselves are built in :mod:`deltaforensics.report.document.histo
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import polars as pl
 
 from deltaforensics.model.diagnostics import Diagnostic
-from deltaforensics.report.document.history import SnapshotDocument
+from deltaforensics.report.document.history import (
+    HistoryCommit,
+    HistoryDocument,
+    SnapshotDocument,
+)
 from deltaforensics.report.text_table import render_table
 from deltaforensics.snapshot import Snapshot
 
@@ -29,17 +33,19 @@ def _key_parameters(params: Any) -> str:
     return " ".join(parts)
 
 
-def _who(row: dict[str, Any]) -> str:
-    job = row.get("job")
+def _who(c: HistoryCommit) -> str:
+    job = c.job
     if isinstance(job, dict):
         return str(job.get("jobName") or job.get("jobId") or "")
-    for key in ("user_name", "user_id"):
-        if row.get(key):
-            return str(row[key])
+    for name in (c.user_name, c.user_id):
+        if name:
+            return str(name)
     return str(job or "")
 
 
-def history_text(doc: dict[str, Any]) -> str:
+def history_text(doc: HistoryDocument | Mapping[str, Any]) -> str:
+    """The history as an aligned table; a JSON document (e.g. a redacted one) is read back."""
+    history = doc if isinstance(doc, HistoryDocument) else HistoryDocument.from_dict(doc)
     headers = [
         "version",
         "timestamp",
@@ -56,22 +62,22 @@ def history_text(doc: dict[str, Any]) -> str:
         "-bytes",
     ]
     rows = []
-    for c in doc["commits"]:
+    for c in history.commits:
         rows.append(
             [
-                str(c["version"]),
-                c["timestamp_iso"] or "",
-                c["operation"] or ("(no commitInfo)" if not c["has_commit_info"] else ""),
-                _key_parameters(c["operation_parameters"]),
-                "" if c["read_version"] is None else str(c["read_version"]),
-                c["isolation_level"] or "",
-                "" if c["is_blind_append"] is None else ("yes" if c["is_blind_append"] else "no"),
-                c["engine_info"] or c["client_version"] or "",
+                str(c.version),
+                c.timestamp_iso or "",
+                c.operation or ("(no commitInfo)" if not c.has_commit_info else ""),
+                _key_parameters(c.operation_parameters),
+                "" if c.read_version is None else str(c.read_version),
+                c.isolation_level or "",
+                "" if c.is_blind_append is None else ("yes" if c.is_blind_append else "no"),
+                c.engine_info or c.client_version or "",
                 _who(c),
-                str(c["num_added_files"]),
-                str(c["num_removed_files"]),
-                str(c["bytes_added"]),
-                str(c["bytes_removed"]),
+                str(c.num_added_files),
+                str(c.num_removed_files),
+                str(c.bytes_added),
+                str(c.bytes_removed),
             ]
         )
     return render_table(headers, rows)
@@ -184,19 +190,21 @@ def _files_json(frame: pl.DataFrame, columns: tuple[str, ...], slice_rows: int) 
     yield "\n  ]"
 
 
-def snapshot_text(doc: dict[str, Any]) -> str:
+def snapshot_text(doc: SnapshotDocument | Mapping[str, Any]) -> str:
+    """The live files as an aligned table; a JSON document (e.g. a redacted one) is read back."""
+    snap = doc if isinstance(doc, SnapshotDocument) else SnapshotDocument.from_dict(doc)
     head = (
-        f"{doc['table']} at version {doc['version']}: {doc['num_files']} live file(s); "
-        f"partitioned by {', '.join(doc['partition_columns']) or '(none)'}"
+        f"{snap.table} at version {snap.version}: {snap.num_files} live file(s); "
+        f"partitioned by {', '.join(snap.partition_columns) or '(none)'}"
     )
     rows = [
         [
-            f["path"],
-            ", ".join(f"{k}={v}" for k, v in f["partition_values"].items()),
-            "" if f["size"] is None else str(f["size"]),
-            f["deletion_vector"] or "",
+            f.path,
+            ", ".join(f"{k}={v}" for k, v in f.partition_values.items()),
+            "" if f.size is None else str(f.size),
+            f.deletion_vector or "",
         ]
-        for f in doc["files"]
+        for f in snap.files
     ]
     return (
         head

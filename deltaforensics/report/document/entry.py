@@ -10,9 +10,10 @@ keep it through their own ``to_dict``.
 from __future__ import annotations
 
 import dataclasses
+import operator
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from enum import Enum
 from functools import cache
 from typing import Any, Self
@@ -27,7 +28,11 @@ class Entry:
 
     def to_dict(self) -> dict[str, Any]:
         kind: Any = type(self)
-        return {name: to_json_value(getattr(self, name)) for name in field_names(kind)}
+        names, read, convert = _plan(kind)
+        out = dict(zip(names, read(self), strict=True))
+        for name in convert:
+            out[name] = to_json_value(out[name])
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Self:
@@ -68,14 +73,49 @@ def _field_types(kind: Any) -> dict[str, Any]:
     return typing.get_type_hints(kind)
 
 
-def _construct(kind: type, data: Mapping[str, Any]) -> Any:
+@cache
+def _plan(kind: Any) -> tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]], tuple[str, ...]]:
+    """The fields, one getter of all their values, and the fields whose values need
+    converting: the others already are JSON data (a scalar, or ``Any``: parsed JSON) and pass
+    through untouched, which keeps a history of 100,000 commits cheap."""
     hints = _field_types(kind)
+    names = field_names(kind)
+    read = operator.attrgetter(*names)
+    getter = read if len(names) > 1 else (lambda obj: (read(obj),))
+    return names, getter, tuple(n for n in names if not _is_plain(hints[n]))
+
+
+def _is_plain(kind: Any) -> bool:
+    if kind is Any or kind in (str, int, float, bool, type(None)):
+        return True
+    if typing.get_origin(kind) in (typing.Union, types.UnionType):
+        return all(_is_plain(a) for a in typing.get_args(kind))
+    return False
+
+
+@cache
+def _reading(kind: Any) -> tuple[tuple[str, Any, bool], ...]:
+    """Per field: its name, the type to read its value as (``None``: as is), and whether a
+    document must give it (else it reads as null)."""
+    hints = _field_types(kind)
+    return tuple(
+        (
+            f.name,
+            None if _is_plain(hints[f.name]) else hints[f.name],
+            f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING,
+        )
+        for f in dataclasses.fields(kind)
+    )
+
+
+def _construct(kind: type, data: Mapping[str, Any]) -> Any:
     values = {}
-    for f in dataclasses.fields(kind):
-        if f.name in data:
-            values[f.name] = from_json_value(hints[f.name], data[f.name])
-        elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-            values[f.name] = None
+    for name, typed, required in _reading(kind):
+        if name in data:
+            value = data[name]
+            values[name] = value if typed is None else from_json_value(typed, value)
+        elif required:
+            values[name] = None
     return kind(**values)
 
 
