@@ -108,7 +108,17 @@ def _reading(kind: Any) -> tuple[tuple[str, Any, bool], ...]:
     )
 
 
+@cache
+def _all_plain(kind: Any) -> frozenset[str] | None:
+    """The field names of a type whose every field is plain JSON data (``None`` otherwise)."""
+    fields = _reading(kind)
+    return frozenset(n for n, _, _ in fields) if all(t is None for _, t, _ in fields) else None
+
+
 def _construct(kind: type, data: Mapping[str, Any]) -> Any:
+    plain = _all_plain(kind)
+    if plain is not None and data.keys() == plain:
+        return kind(**data)  # a history row: nothing to convert, nothing missing
     values = {}
     for name, typed, required in _reading(kind):
         if name in data:

@@ -96,11 +96,7 @@ class Race(Entry):
             outcome=v.outcome,
             code=v.code,
             reason=v.reason if v.raised else _quiet_reason(v),
-            operation=t.operation,
-            isolation_level=TableIsolation(value=t.isolation.value, source=t.isolation_source),
-            read_predicate=_predicate_sql(t),
-            read_reason=t.read_reason,
-            confidence=t.confidence,
+            **_reads(t),
             missing_winners=tuple(race.missing_winners),
             fragile_under=tuple(race.fragile_under),
         )
@@ -115,6 +111,18 @@ def _quiet_reason(verdict: Verdict) -> str:
 
 def _predicate_sql(t: Transaction) -> str | None:
     return t.read_predicate.to_sql() if t.read_predicate is not None else None
+
+
+def _reads(t: Transaction) -> dict[str, Any]:
+    """What a race and an attempt both say of their transaction: its operation, isolation level
+    and what it read, with how sure that is."""
+    return {
+        "operation": t.operation,
+        "isolation_level": TableIsolation(value=t.isolation.value, source=t.isolation_source),
+        "read_predicate": _predicate_sql(t),
+        "read_reason": t.read_reason,
+        "confidence": t.confidence,
+    }
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -210,13 +218,9 @@ class Attempt(Entry):
             winner_version=verdict.winner_version,
             code=verdict.code,
             reason=verdict.reason,
-            operation=a.operation,
             winners=tuple(verdict.winners),
-            isolation_level=TableIsolation(value=a.isolation.value, source=a.isolation_source),
-            read_predicate=_predicate_sql(a),
+            **_reads(a),
             read_whole_table=a.read_whole_table,
-            read_reason=a.read_reason,
-            confidence=a.confidence,
             files_added=a.added.height,
             files_removed=a.removed.height,
         )
