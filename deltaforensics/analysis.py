@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -25,6 +25,10 @@ from deltaforensics.model.collector import collector_paused
 from deltaforensics.model.diagnostics import Diagnostic, info, warning
 from deltaforensics.model.schemas import ActionFrames
 from deltaforensics.replay import Replay, content_diagnostics
+
+if TYPE_CHECKING:  # imported where used: loading a log needs neither
+    from deltaforensics.conflicts.checker import Verdict
+    from deltaforensics.evidence.winners import ErrorConflict
 
 
 def open_store(uri: str, storage_options: Mapping[str, str] | None = None) -> LogStore:
@@ -161,6 +165,9 @@ def _concerns(err: LogCorruptError, names: tuple[str, ...]) -> bool:
     return err.path.startswith("_sidecars/") or any(n in err.path for n in names)
 
 
+RECORDED = "commitInfo.isolationLevel"  # a transaction's isolation_source when its commit says
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TableIsolation:
     """An isolation level and where it was found (a table property, commitInfo, a default)."""
@@ -181,9 +188,9 @@ class ConflictAnalysis:
     races: tuple[Any, ...]
     diagnostics: tuple[Diagnostic, ...]
     anomalies: tuple[Any, ...] = ()
-    error_conflicts: tuple[Any, ...] = ()
+    error_conflicts: tuple[ErrorConflict, ...] = ()
     error_evidence: tuple[Any, ...] = ()
-    attempt_verdicts: tuple[Any, ...] = ()
+    attempt_verdicts: tuple[Verdict, ...] = ()
     recommendations: tuple[dict[str, Any], ...] = ()
 
     def table_isolation(self) -> TableIsolation:
@@ -194,18 +201,14 @@ class ConflictAnalysis:
         if prop:
             return TableIsolation(value=prop, source="table property delta.isolationLevel")
         recorded = Counter(
-            t.isolation.value
-            for t in self.transactions
-            if t.isolation_source == "commitInfo.isolationLevel"
+            t.isolation.value for t in self.transactions if t.isolation_source == RECORDED
         )
         if recorded:
-            value, _ = recorded.most_common(1)[0]
-            return TableIsolation(value=value, source="most frequent commitInfo.isolationLevel")
+            value = recorded.most_common(1)[0][0]
+            return TableIsolation(value=value, source=f"most frequent {RECORDED}")
         engines = {t.profile.engine for t in self.transactions}
-        default = "WriteSerializable" if engines == {"databricks"} else "Serializable"
-        return TableIsolation(
-            value=default, source="engine default (no property, nothing recorded)"
-        )
+        value = "WriteSerializable" if engines == {"databricks"} else "Serializable"
+        return TableIsolation(value=value, source="engine default (no property, nothing recorded)")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -270,35 +273,7 @@ def analyze_loaded(
         txns_in_range = txns
     in_range = {t.version for t in txns_in_range}
     races = [r for r in find_races(txns, loaded.replay, profile=profile) if r.version in in_range]
-    diags = list(loaded.diagnostics)
-    for t in txns_in_range:
-        if t.read_version is not None and t.version is not None and t.read_version >= t.version:
-            diags.append(
-                warning(
-                    "W303",
-                    f"readVersion {t.read_version} is not before the commit's version",
-                    t.version,
-                )
-            )
-    for r in races:
-        v = r.verdict
-        if v.outcome != "commits":
-            diags.append(
-                warning(
-                    "W401",
-                    f"model predicts {v.outcome} ({v.code}) against v{v.winner_version} under "
-                    f"{v.profile.name}, but v{r.version} committed: {v.reason}",
-                    r.version,
-                )
-            )
-        if r.missing_winners:
-            diags.append(
-                info(
-                    "W302",
-                    f"winners {list(r.missing_winners)} of v{r.version} are not in the retained log",
-                    r.version,
-                )
-            )
+    diags = [*loaded.diagnostics, *_history_diagnostics(txns_in_range, races)]
     lo = from_version if from_version is not None else -1
     anomalies = [
         a
@@ -324,6 +299,28 @@ def analyze_loaded(
     return replace(result, recommendations=tuple(advice))
 
 
+def _history_diagnostics(txns: Sequence[Any], races: Sequence[Any]) -> Iterator[Diagnostic]:
+    """W303 for a commit claiming to have read itself or later; W401 where the replayed checker
+    disagrees with the log; W302 for winners the log no longer holds."""
+    for t in txns:
+        if t.read_version is not None and t.version is not None and t.read_version >= t.version:
+            message = f"readVersion {t.read_version} is not before the commit's version"
+            yield warning("W303", message, t.version)
+    for r in races:
+        v = r.verdict
+        if v.outcome != "commits":
+            message = (
+                f"model predicts {v.outcome} ({v.code}) against v{v.winner_version} under "
+                f"{v.profile.name}, but v{r.version} committed: {v.reason}"
+            )
+            yield warning("W401", message, r.version)
+        if r.missing_winners:
+            message = (
+                f"winners {list(r.missing_winners)} of v{r.version} are not in the retained log"
+            )
+            yield info("W302", message, r.version)
+
+
 def observed_attempts(analysis: ConflictAnalysis) -> list[tuple[Any, tuple[Any, ...], str]]:
     """Attempts as (loser, winners, outcome) for the what-if evaluation."""
     by_version = {t.version: t for t in analysis.transactions if t.version is not None}
@@ -339,13 +336,13 @@ def _error_evidence(
     txns: Sequence[Any],
     rep: Replay,
     diags: list[Diagnostic],
-) -> tuple[list[Any], list[Any]]:
+) -> tuple[list[Any], list[ErrorConflict]]:
     """Every exception found in the texts, and the conflicts among them explained."""
     from deltaforensics.evidence.error_text import extract_conflicts  # noqa: PLC0415
     from deltaforensics.evidence.winners import explain_error, match_winner  # noqa: PLC0415
 
     found: list[Any] = []
-    conflicts: list[Any] = []
+    conflicts: list[ErrorConflict] = []
     for source, text in texts:
         items = extract_conflicts(text, source=source)
         if not items:
@@ -353,26 +350,22 @@ def _error_evidence(
         for ev in items:
             found.append(ev)
             if ev.kind != "conflict":
-                diags.append(
-                    info(
-                        "W502",
-                        f"{source} line {ev.line}: {ev.exception} (commit retries exhausted, not a conflict)",
-                    )
-                )
+                retried = f"{ev.exception} (commit retries exhausted, not a conflict)"
+                diags.append(info("W502", f"{source} line {ev.line}: {retried}"))
                 continue
             match = match_winner(ev, txns, rep.first_version)
             conflicts.append(explain_error(ev, match, txns))
     return found, conflicts
 
 
-def _attempts(specs: Sequence[AttemptSpec], txns: Sequence[Any], rep: Replay) -> list[Any]:
+def _attempts(specs: Sequence[AttemptSpec], txns: Sequence[Any], rep: Replay) -> list[Verdict]:
     """The checker's verdict on each attempted statement."""
     if not specs:
         return []
     from deltaforensics.conflicts.profiles import profile_by_name  # noqa: PLC0415
     from deltaforensics.evidence import attempts as att  # noqa: PLC0415
 
-    verdicts: list[Any] = []
+    verdicts: list[Verdict] = []
     for spec in specs:
         if spec.read_version is not None:
             rv, rv_source = spec.read_version, "--read-version"
