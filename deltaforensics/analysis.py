@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -33,6 +34,10 @@ from deltaforensics.model.diagnostic_codes import (
 from deltaforensics.model.diagnostics import Diagnostic, info, warning
 from deltaforensics.model.schemas import ActionFrames
 from deltaforensics.replay import Replay, content_diagnostics
+
+if TYPE_CHECKING:  # imported where used: loading a log needs neither
+    from deltaforensics.conflicts.checker import Verdict
+    from deltaforensics.evidence.winners import ErrorConflict
 
 
 def open_store(uri: str, storage_options: Mapping[str, str] | None = None) -> LogStore:
@@ -171,20 +176,50 @@ def _concerns(err: LogCorruptError, names: tuple[str, ...]) -> bool:
     return err.path.startswith("_sidecars/") or any(n in err.path for n in names)
 
 
+RECORDED = "commitInfo.isolationLevel"  # a transaction's isolation_source when its commit says
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TableIsolation:
+    """An isolation level and where it was found (a table property, commitInfo, a default)."""
+
+    value: str
+    source: str
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ConflictAnalysis:
-    """Everything ``explain`` reports, before formatting."""
+    """Everything ``explain`` reports, before formatting.
+
+    ``error_conflicts`` are the conflicts the ``--error`` texts show, in order;
+    ``attempt_verdicts`` what the checker decides of each ``--attempt``."""
 
     loaded: LoadedLog
     transactions: tuple[Any, ...]
     races: tuple[Any, ...]
     diagnostics: tuple[Diagnostic, ...]
     anomalies: tuple[Any, ...] = ()
-    conflicts: tuple[dict[str, Any], ...] = ()
-    attempts: tuple[dict[str, Any], ...] = ()
+    error_conflicts: tuple[ErrorConflict, ...] = ()
     error_evidence: tuple[Any, ...] = ()
-    attempt_verdicts: tuple[Any, ...] = ()
+    attempt_verdicts: tuple[Verdict, ...] = ()
     recommendations: tuple[dict[str, Any], ...] = ()
+
+    def table_isolation(self) -> TableIsolation:
+        """The table's isolation level: its property, else what commits record most, else the
+        writers' default."""
+        rep = self.loaded.replay
+        prop = rep.metadata_at(rep.end_version).configuration.get("delta.isolationLevel")
+        if prop:
+            return TableIsolation(value=prop, source="table property delta.isolationLevel")
+        recorded = Counter(
+            t.isolation.value for t in self.transactions if t.isolation_source == RECORDED
+        )
+        if recorded:
+            value = recorded.most_common(1)[0][0]
+            return TableIsolation(value=value, source=f"most frequent {RECORDED}")
+        engines = {t.profile.engine for t in self.transactions}
+        value = "WriteSerializable" if engines == {"databricks"} else "Serializable"
+        return TableIsolation(value=value, source="engine default (no property, nothing recorded)")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -249,54 +284,23 @@ def analyze_loaded(
         txns_in_range = txns
     in_range = {t.version for t in txns_in_range}
     races = [r for r in find_races(txns, loaded.replay, profile=profile) if r.version in in_range]
-    diags = list(loaded.diagnostics)
-    for t in txns_in_range:
-        if t.read_version is not None and t.version is not None and t.read_version >= t.version:
-            diags.append(
-                warning(
-                    READ_VERSION_NOT_BEFORE_VERSION,
-                    f"readVersion {t.read_version} is not before the commit's version",
-                    t.version,
-                )
-            )
-    for r in races:
-        v = r.verdict
-        if v.outcome != "commits":
-            diags.append(
-                warning(
-                    MODEL_DISAGREEMENT,
-                    f"model predicts {v.outcome} ({v.code}) against v{v.winner_version} under "
-                    f"{v.profile.name}, but v{r.version} committed: {v.reason}",
-                    r.version,
-                )
-            )
-        if r.missing_winners:
-            diags.append(
-                info(
-                    READ_VERSION_UNKNOWN,
-                    f"winners {list(r.missing_winners)} of v{r.version} are not in the retained log",
-                    r.version,
-                )
-            )
+    diags = [*loaded.diagnostics, *_history_diagnostics(txns_in_range, races)]
     lo = from_version if from_version is not None else -1
     anomalies = [
         a
         for a in find_anomalies(txns, loaded.replay, loaded.listing.commit_versions)
         if not a.versions or max(a.versions) >= lo
     ]
-    conflicts: list[dict[str, Any]] = []
-    evidence_found = _error_evidence(error_texts, txns, loaded.replay, conflicts, diags)
-    attempt_dicts, verdicts = _attempts(attempts, txns, loaded.replay, conflicts)
+    evidence_found, error_conflicts = _error_evidence(error_texts, txns, loaded.replay, diags)
     result = ConflictAnalysis(
         loaded=loaded,
         transactions=tuple(txns),
         races=tuple(races),
         diagnostics=tuple(diags),
         anomalies=tuple(anomalies),
-        conflicts=tuple(conflicts),
-        attempts=tuple(attempt_dicts),
+        error_conflicts=tuple(error_conflicts),
         error_evidence=tuple(evidence_found),
-        attempt_verdicts=tuple(verdicts),
+        attempt_verdicts=tuple(_attempts(attempts, txns, loaded.replay)),
     )
     if not recommendations:
         return result
@@ -304,6 +308,28 @@ def analyze_loaded(
 
     advice = recommend(result, attempts=observed_attempts(result))
     return replace(result, recommendations=tuple(advice))
+
+
+def _history_diagnostics(txns: Sequence[Any], races: Sequence[Any]) -> Iterator[Diagnostic]:
+    """W303 for a commit claiming to have read itself or later; W401 where the replayed checker
+    disagrees with the log; W302 for winners the log no longer holds."""
+    for t in txns:
+        if t.read_version is not None and t.version is not None and t.read_version >= t.version:
+            message = f"readVersion {t.read_version} is not before the commit's version"
+            yield warning(READ_VERSION_NOT_BEFORE_VERSION, message, t.version)
+    for r in races:
+        v = r.verdict
+        if v.outcome != "commits":
+            message = (
+                f"model predicts {v.outcome} ({v.code}) against v{v.winner_version} under "
+                f"{v.profile.name}, but v{r.version} committed: {v.reason}"
+            )
+            yield warning(MODEL_DISAGREEMENT, message, r.version)
+        if r.missing_winners:
+            message = (
+                f"winners {list(r.missing_winners)} of v{r.version} are not in the retained log"
+            )
+            yield info(READ_VERSION_UNKNOWN, message, r.version)
 
 
 def observed_attempts(analysis: ConflictAnalysis) -> list[tuple[Any, tuple[Any, ...], str]]:
@@ -320,13 +346,14 @@ def _error_evidence(
     texts: Sequence[tuple[str, str]],
     txns: Sequence[Any],
     rep: Replay,
-    conflicts: list[dict[str, Any]],
     diags: list[Diagnostic],
-) -> list[Any]:
+) -> tuple[list[Any], list[ErrorConflict]]:
+    """Every exception found in the texts, and the conflicts among them explained."""
     from deltaforensics.evidence.error_text import extract_conflicts  # noqa: PLC0415
-    from deltaforensics.evidence.winners import conflict_entry, match_winner  # noqa: PLC0415
+    from deltaforensics.evidence.winners import explain_error, match_winner  # noqa: PLC0415
 
     found: list[Any] = []
+    conflicts: list[ErrorConflict] = []
     for source, text in texts:
         items = extract_conflicts(text, source=source)
         if not items:
@@ -338,31 +365,22 @@ def _error_evidence(
         for ev in items:
             found.append(ev)
             if ev.kind != "conflict":
-                diags.append(
-                    info(
-                        COMMIT_RETRIES_EXHAUSTED,
-                        f"{source} line {ev.line}: {ev.exception} (commit retries exhausted, not a conflict)",
-                    )
-                )
+                retried = f"{ev.exception} (commit retries exhausted, not a conflict)"
+                diags.append(info(COMMIT_RETRIES_EXHAUSTED, f"{source} line {ev.line}: {retried}"))
                 continue
             match = match_winner(ev, txns, rep.first_version)
-            conflicts.append(conflict_entry(ev, match, txns))
-    return found
+            conflicts.append(explain_error(ev, match, txns))
+    return found, conflicts
 
 
-def _attempts(
-    specs: Sequence[AttemptSpec],
-    txns: Sequence[Any],
-    rep: Replay,
-    conflicts: list[dict[str, Any]],
-) -> tuple[list[dict[str, Any]], list[Any]]:
+def _attempts(specs: Sequence[AttemptSpec], txns: Sequence[Any], rep: Replay) -> list[Verdict]:
+    """The checker's verdict on each attempted statement."""
     if not specs:
-        return [], []
+        return []
     from deltaforensics.evidence import attempts as att  # noqa: PLC0415
     from deltaforensics.profiles import profile_by_name  # noqa: PLC0415
 
-    out: list[dict[str, Any]] = []
-    verdicts: list[Any] = []
+    verdicts: list[Verdict] = []
     for spec in specs:
         if spec.read_version is not None:
             rv, rv_source = spec.read_version, "--read-version"
@@ -393,11 +411,5 @@ def _attempts(
             )
         except ValueError as exc:
             raise UsageError(f"--attempt {spec.sql[:60]!r}: {exc}") from None
-        verdict = att.check_attempt(attempt, txns, rep)
-        verdicts.append(verdict)
-        as_dict = att.attempt_to_dict(verdict)
-        entry = as_dict.pop("conflict", None) or att.conflict_entry(verdict)
-        out.append(as_dict)
-        if entry is not None:
-            conflicts.append(entry)
-    return out, verdicts
+        verdicts.append(att.check_attempt(attempt, txns, rep))
+    return verdicts

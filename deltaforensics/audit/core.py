@@ -22,7 +22,7 @@ from deltaforensics.model.diagnostic_codes import HISTORY_KEPT_BEYOND_RETENTION
 from deltaforensics.model.diagnostics import Diagnostic, info
 from deltaforensics.model.schemas import ActionFrames
 from deltaforensics.replay import Replay, content_diagnostics
-from deltaforensics.report.explain import explain_document
+from deltaforensics.report.document import explain_document
 from deltaforensics.report.gates import fail_on_hits
 
 Document = dict[str, Any]

@@ -1,19 +1,36 @@
 """Flat tables for dashboards: one row per commit, race, conflict, anomaly and recommendation.
 
-Every column is declared here with its type and meaning; ``docs/audit.md`` is generated from
-these declarations. Rows are built from the ``explain`` JSON document (the contract), so the
-datasets never say anything the report does not. Lists and objects stay JSON text, so a
-dashboard tool without nested types can still read every file.
+Every column is declared here with its meaning; ``docs/audit.md`` is generated from these
+declarations. A column that is a field of the report's typed entry (``Race``, ``Conflict``,
+``Anomaly``, ``Recommendation``, ``HistoryCommit``) takes its name, type and value from that
+field, so the datasets never say anything the report does not; the few derived columns say how
+they are computed. Lists and objects stay JSON text, so a dashboard tool without nested types
+can still read every file.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+import typing
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import polars as pl
+
+from deltaforensics.evidence.anomalies import Anomaly
+from deltaforensics.report.document.entry import field_names, to_json_value
+from deltaforensics.report.document.explain import (
+    Conflict,
+    ExplainDocument,
+    Race,
+    Recommendation,
+)
+from deltaforensics.report.document.history import HistoryCommit
+
+_S, _I, _B = pl.String(), pl.Int64(), pl.Boolean()
+Read = Callable[[Any, int], Any]  # (entry, its 1-based position) -> the column's value
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,99 +38,168 @@ class Column:
     name: str
     dtype: pl.DataType
     doc: str
+    read: Read | None = None  # None: the row's value is given (table, table_uri, commits)
+
+
+def _json(value: Any) -> str:
+    return json.dumps(to_json_value(value), sort_keys=True, default=str)
+
+
+@cache
+def _field_dtype(entry: type, name: str) -> pl.DataType:
+    """A field's column type: its scalar type, else JSON text."""
+    kind = typing.get_type_hints(entry)[name]
+    scalars = [a for a in typing.get_args(kind) if a is not type(None)] or [kind]
+    if len(scalars) == 1 and scalars[0] in (str, int, bool):
+        return {str: _S, int: _I, bool: _B}[scalars[0]]
+    return _S
+
+
+def field(entry: type, name: str, doc: str) -> Column:
+    """The column of the typed entry's field ``name`` (JSON text unless a scalar)."""
+    if name not in field_names(entry):
+        raise ValueError(f"{entry.__name__} has no field {name!r}")
+    dtype = _field_dtype(entry, name)
+    if dtype == _S and typing.get_type_hints(entry)[name] not in (str, str | None):
+        return Column(name, dtype, doc, lambda e, _: _json(getattr(e, name)))
+    return Column(name, dtype, doc, lambda e, _: getattr(e, name))
+
+
+def derived(name: str, dtype: pl.DataType, doc: str, read: Read) -> Column:
+    return Column(name, dtype, doc, read)
+
+
+def _commit(name: str, doc: str) -> Column:
+    """A commit column: read from the commit frame as is, typed as the history's field."""
+    if name not in field_names(HistoryCommit):
+        raise ValueError(f"HistoryCommit has no field {name!r}")
+    return Column(name, _field_dtype(HistoryCommit, name), doc)
 
 
 def _table_columns() -> list[Column]:
     return [
-        Column("table", pl.String(), "The table's name in the audit config (the partition key)."),
-        Column("table_uri", pl.String(), "The table's location as the audit read it."),
+        Column("table", _S, "The table's name in the audit config (the partition key)."),
+        Column("table_uri", _S, "The table's location as the audit read it."),
     ]
 
-
-_S, _I, _B = pl.String(), pl.Int64(), pl.Boolean()
 
 DATASETS: dict[str, list[Column]] = {
     "commits": [
         *_table_columns(),
-        Column("version", _I, "Commit version."),
-        Column("timestamp", _I, "commitInfo.timestamp, epoch milliseconds."),
-        Column("in_commit_timestamp", _I, "commitInfo.inCommitTimestamp when the table has them."),
-        Column("operation", _S, "commitInfo.operation (WRITE, MERGE, DELETE, OPTIMIZE, ...)."),
-        Column("operation_parameters", _S, "commitInfo.operationParameters as JSON text."),
-        Column("read_version", _I, "commitInfo.readVersion: the snapshot the writer read."),
-        Column("isolation_level", _S, "commitInfo.isolationLevel as recorded."),
-        Column("is_blind_append", _B, "commitInfo.isBlindAppend."),
-        Column("engine_info", _S, "commitInfo.engineInfo (writer and version)."),
-        Column("client_version", _S, "commitInfo.clientVersion (delta-rs)."),
-        Column("txn_id", _S, "commitInfo.txnId."),
-        Column("user_name", _S, "commitInfo.userName (replaced by a pseudonym with --redact)."),
-        Column("job", _S, "commitInfo.job as JSON text (job id, run id, owner)."),
-        Column("notebook", _S, "commitInfo.notebook as JSON text (path redacted with --redact)."),
-        Column("cluster_id", _S, "commitInfo.clusterId."),
-        Column("num_added_files", _I, "add actions in the commit."),
-        Column("num_removed_files", _I, "remove actions in the commit."),
-        Column("bytes_added", _I, "Sum of added file sizes."),
-        Column("bytes_removed", _I, "Sum of removed file sizes."),
-        Column("changes_metadata", _B, "The commit carries a metaData action."),
-        Column("changes_protocol", _B, "The commit carries a protocol action."),
-        Column("has_commit_info", _B, "The commit carries a commitInfo action."),
+        _commit("version", "Commit version."),
+        _commit("timestamp", "commitInfo.timestamp, epoch milliseconds."),
+        _commit("in_commit_timestamp", "commitInfo.inCommitTimestamp when the table has them."),
+        _commit("operation", "commitInfo.operation (WRITE, MERGE, DELETE, OPTIMIZE, ...)."),
+        _commit("operation_parameters", "commitInfo.operationParameters as JSON text."),
+        _commit("read_version", "commitInfo.readVersion: the snapshot the writer read."),
+        _commit("isolation_level", "commitInfo.isolationLevel as recorded."),
+        _commit("is_blind_append", "commitInfo.isBlindAppend."),
+        _commit("engine_info", "commitInfo.engineInfo (writer and version)."),
+        _commit("client_version", "commitInfo.clientVersion (delta-rs)."),
+        _commit("txn_id", "commitInfo.txnId."),
+        _commit("user_name", "commitInfo.userName (replaced by a pseudonym with --redact)."),
+        _commit("job", "commitInfo.job as JSON text (job id, run id, owner)."),
+        _commit("notebook", "commitInfo.notebook as JSON text (path redacted with --redact)."),
+        _commit("cluster_id", "commitInfo.clusterId."),
+        _commit("num_added_files", "add actions in the commit."),
+        _commit("num_removed_files", "remove actions in the commit."),
+        _commit("bytes_added", "Sum of added file sizes."),
+        _commit("bytes_removed", "Sum of removed file sizes."),
+        _commit("changes_metadata", "The commit carries a metaData action."),
+        _commit("changes_protocol", "The commit carries a protocol action."),
+        _commit("has_commit_info", "The commit carries a commitInfo action."),
     ],
     "races": [
         *_table_columns(),
-        Column("version", _I, "The commit that raced (it read an older snapshot and committed)."),
-        Column("read_version", _I, "The snapshot it read."),
-        Column(
-            "winners", _S, "JSON list of the versions committed between its read and its commit."
+        field(Race, "version", "The commit that raced (it read an older snapshot and committed)."),
+        field(Race, "read_version", "The snapshot it read."),
+        field(
+            Race, "winners", "JSON list of the versions committed between its read and its commit."
         ),
-        Column("num_winners", _I, "How many commits it raced against."),
-        Column("profile", _S, "Engine profile whose checker was replayed."),
-        Column("outcome", _S, "What that checker decides: commits, or the exception it raises."),
-        Column("code", _S, "Rule code that fired (DC0xx), null when none did."),
-        Column("reason", _S, "Why, in the checker's terms."),
-        Column("operation", _S, "The racing commit's operation."),
-        Column("isolation_level", _S, "Isolation level the check used."),
-        Column("isolation_source", _S, "Where that isolation level came from."),
-        Column("read_predicate", _S, "Reconstructed read predicate (TRUE = whole table)."),
-        Column("confidence", _S, "high, medium or low: how sure the reconstruction is."),
-        Column("missing_winners", _S, "JSON list of winner versions no longer in the log."),
-        Column("fragile_under", _I, "How many plausible changes would have made it conflict."),
+        derived(
+            "num_winners", _I, "How many commits it raced against.", lambda r, _: len(r.winners)
+        ),
+        field(Race, "profile", "Engine profile whose checker was replayed."),
+        field(Race, "outcome", "What that checker decides: commits, or the exception it raises."),
+        field(Race, "code", "Rule code that fired (DC0xx), null when none did."),
+        field(Race, "reason", "Why, in the checker's terms."),
+        field(Race, "operation", "The racing commit's operation."),
+        derived(
+            "isolation_level",
+            _S,
+            "Isolation level the check used.",
+            lambda r, _: r.isolation_level.value,
+        ),
+        derived(
+            "isolation_source",
+            _S,
+            "Where that isolation level came from.",
+            lambda r, _: r.isolation_level.source,
+        ),
+        field(Race, "read_predicate", "Reconstructed read predicate (TRUE = whole table)."),
+        field(Race, "confidence", "high, medium or low: how sure the reconstruction is."),
+        field(Race, "missing_winners", "JSON list of winner versions no longer in the log."),
+        derived(
+            "fragile_under",
+            _I,
+            "How many plausible changes would have made it conflict.",
+            lambda r, _: len(r.fragile_under),
+        ),
     ],
     "conflicts": [
         *_table_columns(),
-        Column(
-            "source", _S, "Where the conflict was seen: an error text or an attempted statement."
+        field(
+            Conflict,
+            "source",
+            "Where the conflict was seen: an error text or an attempted statement.",
         ),
-        Column("loser", _S, "The losing transaction as JSON (statement, read version, job)."),
-        Column("winner_version", _I, "The winning commit, when it could be identified."),
-        Column("candidates", _S, "JSON list of candidate winner versions when not unique."),
-        Column("exception", _S, "Exception class Delta raises (or raised)."),
-        Column("code", _S, "Rule code (DC0xx)."),
-        Column("reason", _S, "Why the rule fires."),
-        Column("partitions", _S, "JSON list of the partitions both sides touched."),
-        Column("files", _S, "JSON list of the files both sides touched."),
-        Column("confidence", _S, "high, medium or low."),
+        field(Conflict, "loser", "The losing transaction as JSON (statement, read version, job)."),
+        field(Conflict, "winner_version", "The winning commit, when it could be identified."),
+        field(Conflict, "candidates", "JSON list of candidate winner versions when not unique."),
+        field(Conflict, "exception", "Exception class Delta raises (or raised)."),
+        field(Conflict, "code", "Rule code (DC0xx)."),
+        field(Conflict, "reason", "Why the rule fires."),
+        field(Conflict, "partitions", "JSON list of the partitions both sides touched."),
+        field(Conflict, "files", "JSON list of the files both sides touched."),
+        field(Conflict, "confidence", "high, medium or low."),
     ],
     "anomalies": [
         *_table_columns(),
-        Column("code", _S, "Anomaly code (AN0xx)."),
-        Column("kind", _S, "Short name of the anomaly."),
-        Column("severity", _S, "info, warning or error."),
-        Column("first_version", _I, "Lowest version involved."),
-        Column("versions", _S, "JSON list of the versions involved."),
-        Column("files", _S, "JSON list of the files involved."),
-        Column("reason", _S, "What was seen and why it matters."),
+        field(Anomaly, "code", "Anomaly code (AN0xx)."),
+        field(Anomaly, "kind", "Short name of the anomaly."),
+        field(Anomaly, "severity", "info, warning or error."),
+        derived(
+            "first_version",
+            _I,
+            "Lowest version involved.",
+            lambda a, _: min(a.versions) if a.versions else None,
+        ),
+        field(Anomaly, "versions", "JSON list of the versions involved."),
+        field(Anomaly, "files", "JSON list of the files involved."),
+        field(Anomaly, "reason", "What was seen and why it matters."),
     ],
     "recommendations": [
         *_table_columns(),
-        Column("rank", _I, "Position in the report (1 = best)."),
-        Column("change_kind", _S, "Kind of change (partition-by, explicit-merge-predicates, ...)."),
-        Column("change", _S, "The change and its parameters as JSON."),
-        Column("conflicts_avoided", _I, "Conflicts of the table's history it would avoid."),
-        Column("conflicts_introduced", _I, "Conflicts it would introduce."),
-        Column("evaluated_on", _S, "JSON: races, errors, attempts and writer pairs measured."),
-        Column("confidence", _S, "high, medium or low."),
-        Column("rationale", _S, "Why, with an example from the history."),
-        Column("apply", _S, "How to apply it (SQL or settings)."),
+        derived("rank", _I, "Position in the report (1 = best).", lambda _, rank: rank),
+        derived(
+            "change_kind",
+            _S,
+            "Kind of change (partition-by, explicit-merge-predicates, ...).",
+            lambda r, _: r.change.get("kind") if isinstance(r.change, Mapping) else None,
+        ),
+        field(Recommendation, "change", "The change and its parameters as JSON."),
+        field(
+            Recommendation, "conflicts_avoided", "Conflicts of the table's history it would avoid."
+        ),
+        field(Recommendation, "conflicts_introduced", "Conflicts it would introduce."),
+        field(
+            Recommendation,
+            "evaluated_on",
+            "JSON: races, errors, attempts and writer pairs measured.",
+        ),
+        field(Recommendation, "confidence", "high, medium or low."),
+        field(Recommendation, "rationale", "Why, with an example from the history."),
+        field(Recommendation, "apply", "How to apply it (SQL or settings)."),
     ],
 }
 
@@ -122,28 +208,29 @@ def schema(name: str) -> dict[str, pl.DataType]:
     return {c.name: c.dtype for c in DATASETS[name]}
 
 
-def _json(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, default=str)
-
-
 def build_datasets(
-    table: str, report: Mapping[str, Any], commits: pl.DataFrame
+    table: str, report: ExplainDocument | Mapping[str, Any], commits: pl.DataFrame
 ) -> dict[str, pl.DataFrame]:
     """Every dataset's rows for one table, with the declared schema."""
-    uri = report["table"]["uri"]
-    builders: dict[str, Callable[[Mapping[str, Any]], Sequence[Mapping[str, Any]]]] = {
-        "races": _races,
-        "conflicts": _conflicts,
-        "anomalies": _anomalies,
-        "recommendations": _recommendations,
+    doc = report if isinstance(report, ExplainDocument) else ExplainDocument.from_dict(report)
+    uri = doc.table.uri
+    entries: dict[str, tuple[Any, ...]] = {
+        "races": doc.races,
+        "conflicts": doc.conflicts,
+        "anomalies": doc.anomalies,
+        "recommendations": doc.recommendations,
     }
     out = {"commits": _commits(table, uri, commits)}
-    for name, build in builders.items():
-        rows = [{"table": table, "table_uri": uri, **row} for row in build(report)]
+    for name, found in entries.items():
+        readers = [(c.name, c.read) for c in DATASETS[name] if c.read is not None]
+        rows = [
+            {"table": table, "table_uri": uri, **{n: read(e, i) for n, read in readers}}
+            for i, e in enumerate(found, start=1)
+        ]
         out[name] = (
             pl.DataFrame(rows, schema=schema(name), orient="row")
             if rows
-            else (pl.DataFrame(schema=schema(name)))
+            else pl.DataFrame(schema=schema(name))
         )
     return out
 
@@ -153,79 +240,6 @@ def _commits(table: str, uri: str, commits: pl.DataFrame) -> pl.DataFrame:
     return commits.with_columns(
         pl.lit(table, pl.String).alias("table"), pl.lit(uri, pl.String).alias("table_uri")
     ).select([pl.col(c).cast(t) for c, t in wanted.items()])
-
-
-def _races(report: Mapping[str, Any]) -> list[dict[str, Any]]:
-    return [
-        {
-            "version": r["version"],
-            "read_version": r["read_version"],
-            "winners": _json(r["winners"]),
-            "num_winners": len(r["winners"]),
-            "profile": r["profile"],
-            "outcome": r["outcome"],
-            "code": r["code"],
-            "reason": r["reason"],
-            "operation": r["operation"],
-            "isolation_level": r["isolation_level"]["value"],
-            "isolation_source": r["isolation_level"]["source"],
-            "read_predicate": r["read_predicate"],
-            "confidence": r["confidence"],
-            "missing_winners": _json(r["missing_winners"]),
-            "fragile_under": len(r["fragile_under"]),
-        }
-        for r in report["races"]
-    ]
-
-
-def _conflicts(report: Mapping[str, Any]) -> list[dict[str, Any]]:
-    return [
-        {
-            "source": _json(c["source"]) if not isinstance(c["source"], str) else c["source"],
-            "loser": _json(c["loser"]),
-            "winner_version": c["winner_version"],
-            "candidates": _json(c["candidates"]),
-            "exception": c["exception"],
-            "code": c["code"],
-            "reason": c["reason"],
-            "partitions": _json(c["partitions"]),
-            "files": _json(c["files"]),
-            "confidence": c["confidence"],
-        }
-        for c in report["conflicts"]
-    ]
-
-
-def _anomalies(report: Mapping[str, Any]) -> list[dict[str, Any]]:
-    return [
-        {
-            "code": a["code"],
-            "kind": a["kind"],
-            "severity": a["severity"],
-            "first_version": min(a["versions"]) if a["versions"] else None,
-            "versions": _json(a["versions"]),
-            "files": _json(a["files"]),
-            "reason": a["reason"],
-        }
-        for a in report["anomalies"]
-    ]
-
-
-def _recommendations(report: Mapping[str, Any]) -> list[dict[str, Any]]:
-    return [
-        {
-            "rank": rank,
-            "change_kind": r["change"].get("kind") if isinstance(r["change"], dict) else None,
-            "change": _json(r["change"]),
-            "conflicts_avoided": r["conflicts_avoided"],
-            "conflicts_introduced": r["conflicts_introduced"],
-            "evaluated_on": _json(r["evaluated_on"]),
-            "confidence": r["confidence"],
-            "rationale": r["rationale"],
-            "apply": r["apply"],
-        }
-        for rank, r in enumerate(report["recommendations"], start=1)
-    ]
 
 
 def columns_doc() -> str:

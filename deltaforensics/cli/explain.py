@@ -74,7 +74,7 @@ def explain(
     invocation.redact = redact
     invocation.one_table_then_exit()
     from deltaforensics.analysis import analyze  # noqa: PLC0415
-    from deltaforensics.report.explain import explain_document  # noqa: PLC0415
+    from deltaforensics.report.document import explain_document  # noqa: PLC0415
 
     if profile is not None:
         from deltaforensics.profiles import profile_by_name  # noqa: PLC0415

@@ -42,7 +42,8 @@ def history(
     invocation = invocation_of(ctx)
     invocation.redact = redact
     from deltaforensics.analysis import load_commits  # noqa: PLC0415
-    from deltaforensics.report.history import history_document, history_text  # noqa: PLC0415
+    from deltaforensics.report.document import history_document  # noqa: PLC0415
+    from deltaforensics.report.history import history_text  # noqa: PLC0415
 
     if from_version is not None and to_version is not None and from_version > to_version:
         raise UsageError("--from-version must not be greater than --to-version")

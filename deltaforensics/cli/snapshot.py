@@ -41,11 +41,8 @@ def snapshot(
     invocation.redact = redact
     from deltaforensics.analysis import load  # noqa: PLC0415
     from deltaforensics.engines.polars_engine import PolarsEngine  # noqa: PLC0415
-    from deltaforensics.report.history import (  # noqa: PLC0415
-        snapshot_document,
-        snapshot_json_chunks,
-        snapshot_text,
-    )
+    from deltaforensics.report.document import snapshot_document  # noqa: PLC0415
+    from deltaforensics.report.history import snapshot_json_chunks, snapshot_text  # noqa: PLC0415
 
     store = open_table(table, storage, invocation)
     chosen = chosen_engine(store, engine) or PolarsEngine(store, with_stats=False)

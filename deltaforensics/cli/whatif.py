@@ -66,7 +66,7 @@ def whatif(
     invocation = invocation_of(ctx)
     invocation.redact = redact
     from deltaforensics.analysis import analyze, observed_attempts  # noqa: PLC0415
-    from deltaforensics.whatif.document import whatif_document  # noqa: PLC0415
+    from deltaforensics.report.document import whatif_document  # noqa: PLC0415
     from deltaforensics.whatif.scenario import Scenario  # noqa: PLC0415
 
     changes = _named_changes(

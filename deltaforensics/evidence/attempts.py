@@ -15,9 +15,9 @@ user tells us what they ran. :func:`attempt_transaction` turns the SQL into the
   without one), OPTIMIZE the files it would compact, an INSERT adds one file per partition it
   writes (``writes=``, the PARTITION clause, or literal values in VALUES/SELECT).
 
-:func:`check_attempt` runs the checker against every commit after the read version;
-:func:`attempt_to_dict` is the report's ``attempts`` entry (plus the ``conflicts`` entry of a
-failing one); :func:`read_version_at` serves ``--started-at``.
+:func:`check_attempt` runs the checker against every commit after the read version (the
+report turns its verdict into the ``attempts`` entry, and the ``conflicts`` entry of a failing
+one); :func:`read_version_at` serves ``--started-at``.
 """
 
 from __future__ import annotations
@@ -860,53 +860,6 @@ def check_attempt(
         )
         notes.insert(0, quiet)
     return replace(verdict, notes=verdict.notes + tuple(notes)) if notes else verdict
-
-
-def attempt_to_dict(verdict: Verdict) -> dict[str, Any]:
-    """The report's ``attempts`` entry; a failing one also carries its ``conflict`` entry."""
-    a = verdict.loser
-    out: dict[str, Any] = {
-        "statement": a.statement or a.operation,
-        "read_version": a.read_version,
-        "profile": verdict.profile.name,
-        "outcome": verdict.outcome,
-        "winner_version": verdict.winner_version,
-        "code": verdict.code,
-        "reason": verdict.reason,
-        "operation": a.operation,
-        "winners": list(verdict.winners),
-        "isolation_level": {"value": a.isolation.value, "source": a.isolation_source},
-        "read_predicate": a.read_predicate.to_sql() if a.read_predicate is not None else None,
-        "read_whole_table": a.read_whole_table,
-        "read_reason": a.read_reason,
-        "confidence": a.confidence,
-        "files_added": a.added.height,
-        "files_removed": a.removed.height,
-    }
-    conflict = conflict_entry(verdict)
-    if conflict is not None:
-        out["conflict"] = conflict
-    return out
-
-
-def conflict_entry(verdict: Verdict) -> dict[str, Any] | None:
-    """The report's ``conflicts`` entry for a failing attempt (``source: "attempt"``)."""
-    found = verdict.raised
-    if found is None or verdict.outcome == COMMITS:
-        return None
-    a = verdict.loser
-    return {
-        "source": "attempt",
-        "loser": {"version": None, "statement": a.statement, "read_version": a.read_version},
-        "winner_version": verdict.winner_version,
-        "candidates": [verdict.winner_version] if verdict.winner_version is not None else [],
-        "exception": verdict.outcome,
-        "code": found.code,
-        "reason": found.reason,
-        "partitions": [dict(p) for p in found.partitions],
-        "files": list(found.files),
-        "confidence": found.confidence,
-    }
 
 
 def read_version_at(replay: Replay, timestamp_ms: int) -> int:

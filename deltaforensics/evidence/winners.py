@@ -1,4 +1,4 @@
-"""From an exception text to the winning commit in the log, and a ``conflicts`` entry.
+"""From an exception text to the winning commit in the log, and the conflict it explains.
 
 The winner is found by, in order: the version the message names (era C and the JSON's
 ``version``); the winner's ``txnId``; its ``timestamp`` + ``operation`` (+ ``readVersion``).
@@ -169,16 +169,27 @@ def files_in_partition(
     return frame.filter(cond)
 
 
-def conflict_entry(
-    evidence: Any, match: WinnerMatch, txns: Sequence[Transaction]
-) -> dict[str, Any]:
-    """A ``conflicts`` entry (source "error") for the report."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ErrorConflict:
+    """A conflict seen in an error text, explained against the log (the report's ``conflicts``
+    entry with ``source: "error"``)."""
+
+    exception: str
+    code: str | None
+    winner_version: int | None
+    candidates: tuple[int, ...]
+    reason: str
+    partitions: tuple[Mapping[str, str | None], ...]
+    files: tuple[str, ...]
+    confidence: str
+
+
+def explain_error(evidence: Any, match: WinnerMatch, txns: Sequence[Transaction]) -> ErrorConflict:
+    """What the failed transaction ran into: the winner's files in the named partition, and why."""
     w = match.winner
     exception = evidence.exception
-    code = EXCEPTION_CODES.get(exception)
     partition = evidence.partition
     files: list[str] = []
-    partitions: list[dict[str, Any]] = [dict(partition)] if partition else []
     if w is not None:
         touched = w.added if exception == "ConcurrentAppendException" else w.removed
         if exception in (
@@ -217,18 +228,16 @@ def conflict_entry(
     retry = later_retry(evidence, w, txns)
     if retry is not None:
         reason += f" A later commit by the same writer (v{retry.version}, {retry.operation}) shows its likely read set: {retry.read_reason}."
-    return {
-        "source": "error",
-        "loser": {"version": None, "statement": None, "read_version": None},
-        "winner_version": w.version if w is not None else None,
-        "candidates": list(match.candidates),
-        "exception": exception,
-        "code": code,
-        "reason": reason,
-        "partitions": partitions,
-        "files": files,
-        "confidence": match.confidence,
-    }
+    return ErrorConflict(
+        exception=exception,
+        code=EXCEPTION_CODES.get(exception),
+        winner_version=w.version if w is not None else None,
+        candidates=tuple(match.candidates),
+        reason=reason,
+        partitions=(dict(partition),) if partition else (),
+        files=tuple(files),
+        confidence=match.confidence,
+    )
 
 
 def partition_text(partition: Mapping[str, str | None] | None) -> str:

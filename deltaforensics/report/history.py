@@ -1,89 +1,24 @@
-"""``history`` and ``snapshot`` outputs: JSON documents (a contract) and text tables."""
+"""``history`` and ``snapshot`` as text tables, and the snapshot's JSON written in slices.
+
+The documents themselves are built in :mod:`deltaforensics.report.document.history`.
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from dataclasses import replace
-from datetime import UTC, datetime
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import polars as pl
 
 from deltaforensics.model.diagnostics import Diagnostic
+from deltaforensics.report.document.history import (
+    HistoryCommit,
+    HistoryDocument,
+    SnapshotDocument,
+)
 from deltaforensics.report.text_table import render_table
 from deltaforensics.snapshot import Snapshot
-
-FORMAT_VERSION = 1
-
-
-def _json_or_none(text: str | None) -> Any:
-    if text is None:
-        return None
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
-
-
-def iso(ms: int | None) -> str | None:
-    if ms is None:
-        return None
-    try:
-        return (
-            datetime.fromtimestamp(ms / 1000, tz=UTC)
-            .isoformat(timespec="milliseconds")
-            .replace("+00:00", "Z")
-        )
-    except (OverflowError, OSError, ValueError):
-        return None
-
-
-def history_rows(commits: pl.DataFrame) -> list[dict[str, Any]]:
-    out = []
-    for r in commits.iter_rows(named=True):
-        ts = r["in_commit_timestamp"] if r["in_commit_timestamp"] is not None else r["timestamp"]
-        out.append(
-            {
-                "version": r["version"],
-                "timestamp": ts,
-                "timestamp_iso": iso(ts),
-                "in_commit_timestamp": r["in_commit_timestamp"],
-                "operation": r["operation"],
-                "operation_parameters": _json_or_none(r["operation_parameters"]),
-                "read_version": r["read_version"],
-                "isolation_level": r["isolation_level"],
-                "is_blind_append": r["is_blind_append"],
-                "engine_info": r["engine_info"],
-                "client_version": r["client_version"],
-                "txn_id": r["txn_id"],
-                "user_id": r["user_id"],
-                "user_name": r["user_name"],
-                "job": _json_or_none(r["job"]),
-                "notebook": _json_or_none(r["notebook"]),
-                "cluster_id": r["cluster_id"],
-                "user_metadata": r["user_metadata"],
-                "num_added_files": r["num_added_files"],
-                "num_removed_files": r["num_removed_files"],
-                "bytes_added": r["bytes_added"],
-                "bytes_removed": r["bytes_removed"],
-                "changes_metadata": r["changes_metadata"],
-                "changes_protocol": r["changes_protocol"],
-                "has_commit_info": r["has_commit_info"],
-            }
-        )
-    return out
-
-
-def history_document(
-    uri: str, commits: pl.DataFrame, diagnostics: tuple[Diagnostic, ...]
-) -> dict[str, Any]:
-    return {
-        "format_version": FORMAT_VERSION,
-        "table": uri,
-        "commits": history_rows(commits),
-        "diagnostics": [d.to_dict() for d in diagnostics],
-    }
 
 
 def _key_parameters(params: Any) -> str:
@@ -98,17 +33,19 @@ def _key_parameters(params: Any) -> str:
     return " ".join(parts)
 
 
-def _who(row: dict[str, Any]) -> str:
-    job = row.get("job")
+def _who(c: HistoryCommit) -> str:
+    job = c.job
     if isinstance(job, dict):
         return str(job.get("jobName") or job.get("jobId") or "")
-    for key in ("user_name", "user_id"):
-        if row.get(key):
-            return str(row[key])
+    for name in (c.user_name, c.user_id):
+        if name:
+            return str(name)
     return str(job or "")
 
 
-def history_text(doc: dict[str, Any]) -> str:
+def history_text(doc: HistoryDocument | Mapping[str, Any]) -> str:
+    """The history as an aligned table; a JSON document (e.g. a redacted one) is read back."""
+    history = doc if isinstance(doc, HistoryDocument) else HistoryDocument.from_dict(doc)
     headers = [
         "version",
         "timestamp",
@@ -125,54 +62,25 @@ def history_text(doc: dict[str, Any]) -> str:
         "-bytes",
     ]
     rows = []
-    for c in doc["commits"]:
+    for c in history.commits:
         rows.append(
             [
-                str(c["version"]),
-                c["timestamp_iso"] or "",
-                c["operation"] or ("(no commitInfo)" if not c["has_commit_info"] else ""),
-                _key_parameters(c["operation_parameters"]),
-                "" if c["read_version"] is None else str(c["read_version"]),
-                c["isolation_level"] or "",
-                "" if c["is_blind_append"] is None else ("yes" if c["is_blind_append"] else "no"),
-                c["engine_info"] or c["client_version"] or "",
+                str(c.version),
+                c.timestamp_iso or "",
+                c.operation or ("(no commitInfo)" if not c.has_commit_info else ""),
+                _key_parameters(c.operation_parameters),
+                "" if c.read_version is None else str(c.read_version),
+                c.isolation_level or "",
+                "" if c.is_blind_append is None else ("yes" if c.is_blind_append else "no"),
+                c.engine_info or c.client_version or "",
                 _who(c),
-                str(c["num_added_files"]),
-                str(c["num_removed_files"]),
-                str(c["bytes_added"]),
-                str(c["bytes_removed"]),
+                str(c.num_added_files),
+                str(c.num_removed_files),
+                str(c.bytes_added),
+                str(c.bytes_removed),
             ]
         )
     return render_table(headers, rows)
-
-
-def snapshot_document(
-    uri: str, snap: Snapshot, diagnostics: tuple[Diagnostic, ...]
-) -> dict[str, Any]:
-    pvs = snap.partition_values_logical()
-    files = []
-    for r, pv in zip(
-        snap.files.select("path", "size", "dv_id").iter_rows(named=True), pvs, strict=True
-    ):
-        files.append(
-            {
-                "path": r["path"],
-                "partition_values": pv,
-                "size": r["size"],
-                "deletion_vector": r["dv_id"] or None,
-            }
-        )
-    return {
-        "format_version": FORMAT_VERSION,
-        "table": uri,
-        "version": snap.version,
-        "num_files": len(files),
-        "partition_columns": list(snap.metadata.partition_columns),
-        "protocol": snap.protocol.to_dict(),
-        "app_transactions": snap.app_transactions,
-        "files": files,
-        "diagnostics": [d.to_dict() for d in diagnostics],
-    }
 
 
 # json.dumps writes these characters as themselves; anything else (quote, backslash, control,
@@ -197,8 +105,7 @@ def snapshot_json_chunks(
     array is rendered by polars column-wise, a slice of rows at a time, when every string in it
     needs no escaping, and by ``json.dumps`` otherwise.
     """
-    head = snapshot_document(uri, replace(snap, files=snap.files.clear()), diagnostics)
-    head["num_files"] = snap.files.height
+    head = SnapshotDocument.from_snapshot(uri, snap, diagnostics, files=False).to_dict()
     frame = _file_columns(snap)
     columns = snap.metadata.partition_columns
     plain = _files_are_plain(frame, columns)
@@ -209,7 +116,7 @@ def snapshot_json_chunks(
         if key == "files" and snap.files.height and plain:
             yield from _files_json(frame, columns, slice_rows)
         elif key == "files" and snap.files.height:
-            full = snapshot_document(uri, snap, diagnostics)["files"]
+            full = SnapshotDocument.from_snapshot(uri, snap, diagnostics).to_dict()["files"]
             yield json.dumps(full, indent=2, default=str).replace("\n", "\n  ")
         else:
             yield json.dumps(value, indent=2, default=str).replace("\n", "\n  ")
@@ -283,19 +190,21 @@ def _files_json(frame: pl.DataFrame, columns: tuple[str, ...], slice_rows: int) 
     yield "\n  ]"
 
 
-def snapshot_text(doc: dict[str, Any]) -> str:
+def snapshot_text(doc: SnapshotDocument | Mapping[str, Any]) -> str:
+    """The live files as an aligned table; a JSON document (e.g. a redacted one) is read back."""
+    snap = doc if isinstance(doc, SnapshotDocument) else SnapshotDocument.from_dict(doc)
     head = (
-        f"{doc['table']} at version {doc['version']}: {doc['num_files']} live file(s); "
-        f"partitioned by {', '.join(doc['partition_columns']) or '(none)'}"
+        f"{snap.table} at version {snap.version}: {snap.num_files} live file(s); "
+        f"partitioned by {', '.join(snap.partition_columns) or '(none)'}"
     )
     rows = [
         [
-            f["path"],
-            ", ".join(f"{k}={v}" for k, v in f["partition_values"].items()),
-            "" if f["size"] is None else str(f["size"]),
-            f["deletion_vector"] or "",
+            f.path,
+            ", ".join(f"{k}={v}" for k, v in f.partition_values.items()),
+            "" if f.size is None else str(f.size),
+            f.deletion_vector or "",
         ]
-        for f in doc["files"]
+        for f in snap.files
     ]
     return (
         head

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+from deltaforensics.report.document.explain import Commit
 
-def change_text(change: dict[str, Any]) -> str:
+
+def change_text(change: Mapping[str, Any]) -> str:
     """``{"kind": "partition-by", "columns": ["date"]}`` -> ``partition-by columns=date``."""
     params = []
     for key in sorted(k for k in change if k != "kind"):
@@ -23,23 +26,28 @@ def change_text(change: dict[str, Any]) -> str:
     return " ".join([str(change.get("kind", "?")), *params])
 
 
-def commit_summary(c: dict[str, Any] | None, version: int) -> str:
+def commit_summary(c: Commit | None, version: int) -> str:
     """One line naming a commit of the report's ``commits``: what, who, when, where."""
     if c is None:
         return f"v{version} (no longer in the log)"
     when = (
-        datetime.fromtimestamp(c["timestamp"] / 1000, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
-        if c["timestamp"] is not None
+        datetime.fromtimestamp(c.timestamp / 1000, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+        if c.timestamp is not None
         else "time unknown"
     )
-    parts = [f"v{version} {c['operation']} by {c['writer']}", when]
-    if c["read_version"] is not None:
-        parts.append(f"read v{c['read_version']}")
-    parts.append(f"+{c['num_added_files']}/-{c['num_removed_files']} files")
-    if c["partitions"]:
-        shown = ", ".join(",".join(f"{k}={v}" for k, v in p.items()) for p in c["partitions"][:3])
-        more = len(c["partitions"]) - 3 + c["more_partitions"]
+    parts = [f"v{version} {c.operation} by {c.writer}", when]
+    if c.read_version is not None:
+        parts.append(f"read v{c.read_version}")
+    parts.append(f"+{c.num_added_files}/-{c.num_removed_files} files")
+    if c.partitions:
+        shown = ", ".join(",".join(f"{k}={v}" for k, v in p.items()) for p in c.partitions[:3])
+        more = len(c.partitions) - 3 + c.more_partitions
         parts.append(f"in {shown}" + (f" (+{more} more)" if more > 0 else ""))
-    if c["predicate"]:
-        parts.append(f"predicate {c['predicate']}")
+    if c.predicate:
+        parts.append(f"predicate {c.predicate}")
     return " · ".join(parts)
+
+
+def commits_by_version(commits: tuple[Commit, ...]) -> dict[int | None, Commit]:
+    """The report's commit details, by version, for the renderers' winner lines."""
+    return {c.version: c for c in commits}

@@ -1,6 +1,6 @@
 """The explain and what-if reports as GitHub-flavoured Markdown, for tickets and PR comments.
 
-Takes the JSON documents (the contract) and only formats them. Log strings are untrusted and
+Formats the typed documents (a JSON document, e.g. a redacted one, is read back first). Log strings are untrusted and
 may hold ``|``, backticks, newlines or HTML: cells are escaped so that a predicate can neither
 break a table nor inject markup. Output is deterministic. Long sections are cut at ``max_rows``
 with a line that says how many rows the JSON report has beyond it (GitHub comments stop at
@@ -11,10 +11,20 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from deltaforensics.report.plain import change_text, commit_summary
+from deltaforensics.model.diagnostics import Diagnostic
+from deltaforensics.report.document.explain import (
+    Attempt,
+    Conflict,
+    ExplainDocument,
+    Race,
+    Recommendation,
+    Table,
+)
+from deltaforensics.report.document.whatif import WhatIfDocument
+from deltaforensics.report.plain import change_text, commit_summary, commits_by_version
 
 MAX_ROWS = 50
 # Markdown punctuation that can start emphasis, links, code, strikethrough, math or a cell edge.
@@ -84,20 +94,20 @@ def _outcome(outcome: Any, code_: Any) -> str:
     return f"**{text(outcome)}**" + (f" ({text(code_)})" if code_ else "")
 
 
-def _evaluated(ev: dict[str, Any]) -> str:
+def _evaluated(ev: Mapping[str, Any]) -> str:
     return (
         f"{_plural(ev['races'], 'race')}, {_plural(ev['errors'], 'error')}, "
         f"{_plural(ev['attempts'], 'attempt')}, {_plural(ev['writer_pairs'], 'writer pair')}"
     )
 
 
-def _diagnostics(diags: Sequence[dict[str, Any]], max_rows: int) -> str:
+def _diagnostics(diags: Sequence[Diagnostic], max_rows: int) -> str:
     if not diags:
         return "### Diagnostics\n\nNone."
     lines = [
-        f"- **{text(d['severity'])}** {text(d['code'])}"
-        + (f" (v{text(d['version'])})" if d.get("version") is not None else "")
-        + f": {text(d['message'])}"
+        f"- **{text(d.severity)}** {text(d.code)}"
+        + (f" (v{text(d.version)})" if d.version is not None else "")
+        + f": {text(d.message)}"
         for d in diags[:max_rows]
     ]
     if len(diags) > max_rows:
@@ -105,218 +115,205 @@ def _diagnostics(diags: Sequence[dict[str, Any]], max_rows: int) -> str:
     return "### Diagnostics\n\n" + "\n".join(lines)
 
 
-def _table_facts(t: dict[str, Any]) -> str:
-    iso = t["isolation_level"]
+def _table_facts(t: Table) -> str:
+    iso = t.isolation_level
     facts = [
-        f"versions {t['first_version']}–{t['latest_version']} ({_plural(t['num_commits'], 'commit')}, "
-        f"{_plural(t['num_files'], 'live file')})",
-        f"isolation **{text(iso['value'])}** ({text(iso['source'])})",
-        f"writers: {text(', '.join(t['engines_seen'])) or 'none recorded'}",
-        f"partitioned by {text(', '.join(t['partition_columns'])) or '(none)'}",
+        f"versions {t.first_version}–{t.latest_version} ({_plural(t.num_commits, 'commit')}, "
+        f"{_plural(t.num_files, 'live file')})",
+        f"isolation **{text(iso.value)}** ({text(iso.source)})",
+        f"writers: {text(', '.join(t.engines_seen)) or 'none recorded'}",
+        f"partitioned by {text(', '.join(t.partition_columns)) or '(none)'}",
     ]
-    if t["clustering_columns"]:
-        facts.append(f"clustered by {text(', '.join(t['clustering_columns']))}")
+    if t.clustering_columns:
+        facts.append(f"clustered by {text(', '.join(t.clustering_columns))}")
     return " · ".join(facts)
 
 
-def _winner(c: dict[str, Any], doc: dict[str, Any]) -> str:
-    details = {d["version"]: d for d in doc.get("commits") or []}
-    v = c.get("winner_version")
+def _winner(c: Conflict, doc: ExplainDocument) -> str:
+    details = commits_by_version(doc.commits)
+    v = c.winner_version
     if v is not None:
         return text(commit_summary(details[v], v)) if v in details else f"v{v}"
-    return f"one of {_versions(c['candidates'])}" if c.get("candidates") else "—"
+    return f"one of {_versions(c.candidates)}" if c.candidates else "—"
 
 
-def to_markdown(doc: dict[str, Any], *, max_rows: int = MAX_ROWS) -> str:
-    """Render an explain document (``report-v1``)."""
-    races = doc.get("races") or []
-    risky = [r for r in races if r["outcome"] != "commits" or r.get("fragile_under")]
-    predicted = sum(r["outcome"] != "commits" for r in races)
-    conflicts = doc.get("conflicts") or []
-    attempts = doc.get("attempts") or []
-    anomalies = doc.get("anomalies") or []
-    recs = doc.get("recommendations") or []
-    diags = doc.get("diagnostics") or []
-    summary = " · ".join(
+def _at_risk(races: Sequence[Race]) -> list[Race]:
+    """Races the model says fail, or that one change would make fail."""
+    return [r for r in races if r.outcome != "commits" or r.fragile_under]
+
+
+def _summary(doc: ExplainDocument) -> str:
+    races, anomalies = doc.races, doc.anomalies
+    predicted = sum(r.outcome != "commits" for r in races)
+    return " · ".join(
         [
-            f"**{_plural(len(races), 'race')}** ({len(risky) - predicted} fragile, "
+            f"**{_plural(len(races), 'race')}** ({len(_at_risk(races)) - predicted} fragile, "
             f"{_plural(predicted, 'predicted conflict')})",
-            f"**{_plural(len(conflicts), 'conflict')}**",
-            _plural(len(attempts), "attempt"),
+            f"**{_plural(len(doc.conflicts), 'conflict')}**",
+            _plural(len(doc.attempts), "attempt"),
             f"{_plural(len(anomalies), 'anomaly', 'anomalies')} "
-            f"({_plural(sum(a['severity'] == 'error' for a in anomalies), 'error')})",
-            _plural(len(recs), "recommendation"),
-            _plural(sum(d["severity"] != "info" for d in diags), "warning"),
+            f"({_plural(sum(a.severity == 'error' for a in anomalies), 'error')})",
+            _plural(len(doc.recommendations), "recommendation"),
+            _plural(sum(d.severity != "info" for d in doc.diagnostics), "warning"),
         ]
     )
-    out = [
-        f"## deltaforensics: write conflicts in {code(doc['table']['uri'], in_table=False)}",
-        summary,
-        _table_facts(doc["table"]),
+
+
+def _races(races: Sequence[Race], max_rows: int) -> list[str]:
+    out = ["### Races"]
+    if not races:
+        return [*out, "None: every commit read the version just before it."]
+    risky = _at_risk(races)
+    rows = [
+        [
+            f"v{r.version}",
+            f"v{r.read_version}",
+            _versions(r.winners),
+            text(r.operation),
+            _outcome(r.outcome, r.code),
+            code(r.read_predicate),
+            "<br>".join(f"{text(f.change)} → {text(f.outcome)}" for f in r.fragile_under or ())
+            or "—",
+            text(r.reason),
+        ]
+        for r in risky
+    ]
+    if rows:
+        headers = ["Version", "Read", "Winners", "Operation", "Outcome", "Read predicate"]
+        out.append(table([*headers, "Fragile under", "Why"], rows, max_rows=max_rows))
+    quiet = len(races) - len(risky)
+    if quiet:
+        out.append(
+            f"{_plural(quiet, 'other race')} commit cleanly, and no single change tried makes "
+            "them conflict."
+        )
+    return out
+
+
+def _conflicts(doc: ExplainDocument, max_rows: int) -> list[str]:
+    if not doc.conflicts:
+        return ["### Conflicts", "None."]
+    rows = []
+    for c in doc.conflicts:
+        lo = c.loser
+        loser = f"v{lo.version}" if lo.version is not None else "not committed"
+        if lo.statement:
+            loser += f" {code(lo.statement)}"
+        read = f"v{lo.read_version}" if lo.read_version is not None else "—"
+        rows.append(
+            [
+                text(c.source),
+                loser,
+                read,
+                _winner(c, doc),
+                _outcome(c.exception, c.code),
+                text(c.confidence),
+                text(c.reason),
+            ]
+        )
+    headers = ["Source", "Loser", "Read", "Winner", "Exception", "Confidence", "Why"]
+    return ["### Conflicts", table(headers, rows, max_rows=max_rows)]
+
+
+def _attempts(attempts: Sequence[Attempt], max_rows: int) -> list[str]:
+    if not attempts:
+        return []
+    rows = [
+        [
+            code(a.statement),
+            f"v{a.read_version}" if a.read_version is not None else "—",
+            _outcome(a.outcome, a.code),
+            f"v{a.winner_version}" if a.winner_version is not None else "—",
+            text(a.reason),
+        ]
+        for a in attempts
+    ]
+    headers = ["Statement", "Read", "Outcome", "Winner", "Why"]
+    return ["### Attempts", table(headers, rows, max_rows=max_rows)]
+
+
+def _anomalies(doc: ExplainDocument, max_rows: int) -> list[str]:
+    if not doc.anomalies:
+        return []
+    rows = [
+        [
+            f"**{text(a.severity)}**",
+            text(a.code),
+            text(a.kind),
+            _versions(a.versions),
+            text(a.reason),
+        ]
+        for a in doc.anomalies
+    ]
+    headers = ["Severity", "Code", "Kind", "Versions", "Reason"]
+    return ["### Anomalies", table(headers, rows, max_rows=max_rows)]
+
+
+def _recommendations(recs: Sequence[Recommendation], max_rows: int) -> list[str]:
+    if not recs:
+        return ["### Recommendations", "None."]
+    rows = [
+        [
+            str(i),
+            code(change_text(r.change)),
+            str(r.conflicts_avoided),
+            str(r.conflicts_introduced),
+            text(r.confidence),
+            text(_evaluated(r.evaluated_on)),
+            text(r.rationale),
+        ]
+        for i, r in enumerate(recs, 1)
+    ]
+    headers = ["#", "Change", "Avoided", "Introduced", "Confidence", "Evaluated on", "Rationale"]
+    return [
+        "### Recommendations",
+        table(headers, rows, max_rows=max_rows),
+        *(
+            f"**{i}. {code(change_text(r.change), in_table=False)}**\n\n{fenced(r.apply)}"
+            for i, r in enumerate(recs[:max_rows], 1)
+            if r.apply
+        ),
     ]
 
-    out.append("### Races")
-    if not races:
-        out.append("None: every commit read the version just before it.")
-    else:
-        rows = [
-            [
-                f"v{r['version']}",
-                f"v{r['read_version']}",
-                _versions(r["winners"]),
-                text(r["operation"]),
-                _outcome(r["outcome"], r.get("code")),
-                code(r.get("read_predicate")),
-                "<br>".join(
-                    f"{text(f['change'])} → {text(f['outcome'])}"
-                    for f in r.get("fragile_under") or []
-                )
-                or "—",
-                text(r["reason"]),
-            ]
-            for r in risky
-        ]
-        if rows:
-            out.append(
-                table(
-                    [
-                        "Version",
-                        "Read",
-                        "Winners",
-                        "Operation",
-                        "Outcome",
-                        "Read predicate",
-                        "Fragile under",
-                        "Why",
-                    ],
-                    rows,
-                    max_rows=max_rows,
-                )
-            )
-        quiet = len(races) - len(risky)
-        if quiet:
-            out.append(
-                f"{_plural(quiet, 'other race')} commit cleanly, and no single change tried makes "
-                "them conflict."
-            )
 
-    out.append("### Conflicts")
-    if not conflicts:
-        out.append("None.")
-    else:
-        rows = []
-        for c in conflicts:
-            lo = c["loser"]
-            loser = f"v{lo['version']}" if lo.get("version") is not None else "not committed"
-            if lo.get("statement"):
-                loser += f" {code(lo['statement'])}"
-            winner = _winner(c, doc)
-            read = f"v{lo['read_version']}" if lo.get("read_version") is not None else "—"
-            rows.append(
-                [
-                    text(c["source"]),
-                    loser,
-                    read,
-                    winner,
-                    _outcome(c["exception"], c.get("code")),
-                    text(c["confidence"]),
-                    text(c["reason"]),
-                ]
-            )
-        out.append(
-            table(
-                ["Source", "Loser", "Read", "Winner", "Exception", "Confidence", "Why"],
-                rows,
-                max_rows=max_rows,
-            )
-        )
-
-    if attempts:
-        rows = [
-            [
-                code(a["statement"]),
-                f"v{a['read_version']}" if a.get("read_version") is not None else "—",
-                _outcome(a["outcome"], a.get("code")),
-                f"v{a['winner_version']}" if a.get("winner_version") is not None else "—",
-                text(a["reason"]),
-            ]
-            for a in attempts
-        ]
-        out += [
-            "### Attempts",
-            table(["Statement", "Read", "Outcome", "Winner", "Why"], rows, max_rows=max_rows),
-        ]
-
-    if anomalies:
-        rows = [
-            [
-                f"**{text(a['severity'])}**",
-                text(a["code"]),
-                text(a["kind"]),
-                _versions(a["versions"]),
-                text(a["reason"]),
-            ]
-            for a in anomalies
-        ]
-        out += [
-            "### Anomalies",
-            table(["Severity", "Code", "Kind", "Versions", "Reason"], rows, max_rows=max_rows),
-        ]
-
-    out.append("### Recommendations")
-    if not recs:
-        out.append("None.")
-    else:
-        rows = [
-            [
-                str(i),
-                code(change_text(r["change"])),
-                str(r["conflicts_avoided"]),
-                str(r["conflicts_introduced"]),
-                text(r["confidence"]),
-                text(_evaluated(r["evaluated_on"])),
-                text(r["rationale"]),
-            ]
-            for i, r in enumerate(recs, 1)
-        ]
-        out.append(
-            table(
-                ["#", "Change", "Avoided", "Introduced", "Confidence", "Evaluated on", "Rationale"],
-                rows,
-                max_rows=max_rows,
-            )
-        )
-        out += [
-            f"**{i}. {code(change_text(r['change']), in_table=False)}**\n\n{fenced(r['apply'])}"
-            for i, r in enumerate(recs[:max_rows], 1)
-            if r.get("apply")
-        ]
-
-    out.append(_diagnostics(diags, max_rows))
+def to_markdown(doc: ExplainDocument | Mapping[str, Any], *, max_rows: int = MAX_ROWS) -> str:
+    """Render an explain document (``report-v1``)."""
+    report = doc if isinstance(doc, ExplainDocument) else ExplainDocument.from_dict(doc)
+    out = [
+        f"## deltaforensics: write conflicts in {code(report.table.uri, in_table=False)}",
+        _summary(report),
+        _table_facts(report.table),
+        *_races(report.races, max_rows),
+        *_conflicts(report, max_rows),
+        *_attempts(report.attempts, max_rows),
+        *_anomalies(report, max_rows),
+        *_recommendations(report.recommendations, max_rows),
+        _diagnostics(report.diagnostics, max_rows),
+    ]
     return "\n\n".join(out) + "\n"
 
 
-def whatif_to_markdown(doc: dict[str, Any], *, max_rows: int = MAX_ROWS) -> str:
+def whatif_to_markdown(doc: WhatIfDocument | Mapping[str, Any], *, max_rows: int = MAX_ROWS) -> str:
     """Render a what-if document (``whatif-v1``)."""
-    changes = "; ".join(change_text(c) for c in doc["scenario"]["changes"]) or "(no change)"
-    base, result = doc["baseline"], doc["result"]
+    report = doc if isinstance(doc, WhatIfDocument) else WhatIfDocument.from_dict(doc)
+    changes = "; ".join(change_text(c) for c in report.scenario["changes"]) or "(no change)"
+    base, result = report.baseline, report.result
     out = [
         f"## deltaforensics what-if: {code(changes, in_table=False)} on "
-        f"{code(doc['table']['uri'], in_table=False)}",
-        f"**avoids {_plural(doc['conflicts_avoided'], 'conflict')}, introduces "
-        f"{doc['conflicts_introduced']}** · conflicts "
-        f"{base['conflicts']} → {result['conflicts']} · fragile races {base['fragile_races']} → "
-        f"{result['fragile_races']} · confidence **{text(doc['confidence'])}** · evaluated on "
-        f"{text(_evaluated(doc['evaluated_on']))}",
-        _table_facts(doc["table"]),
+        f"{code(report.table.uri, in_table=False)}",
+        f"**avoids {_plural(report.conflicts_avoided, 'conflict')}, introduces "
+        f"{report.conflicts_introduced}** · conflicts "
+        f"{base.conflicts} → {result.conflicts} · fragile races {base.fragile_races} → "
+        f"{result.fragile_races} · confidence **{text(report.confidence)}** · evaluated on "
+        f"{text(_evaluated(report.evaluated_on))}",
+        _table_facts(report.table),
         "### Pairs",
     ]
-    pairs = doc.get("pairs") or []
-    if not pairs:
+    if not report.pairs:
         out.append("None: no writer pair was evaluated.")
     else:
         rows = []
-        for p in pairs:
+        for p in report.pairs:
             lo = p["loser"]
             loser = (
                 f"v{lo['version']}"
@@ -333,5 +330,5 @@ def whatif_to_markdown(doc: dict[str, Any], *, max_rows: int = MAX_ROWS) -> str:
                 ]
             )
         out.append(table(["Loser", "Winner", "Before", "After", "Why"], rows, max_rows=max_rows))
-    out.append(_diagnostics(doc.get("diagnostics") or [], max_rows))
+    out.append(_diagnostics(report.diagnostics or (), max_rows))
     return "\n\n".join(out) + "\n"

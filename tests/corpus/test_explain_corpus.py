@@ -10,7 +10,7 @@ import pytest
 
 from deltaforensics.analysis import analyze, open_store
 from deltaforensics.errors import DeltaForensicsError
-from deltaforensics.report.explain import explain_document
+from deltaforensics.report.document import explain_document
 from deltaforensics.report.validate import validate
 from tests.conftest import SAMPLE_LOGS, corpus_tables
 

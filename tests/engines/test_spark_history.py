@@ -19,7 +19,7 @@ from deltaforensics.engines.spark_engine import SparkEngine
 from deltaforensics.errors import DeltaForensicsError
 from deltaforensics.log.listing import list_log
 from deltaforensics.log.segment import LogSegment
-from deltaforensics.report.history import history_document
+from deltaforensics.report.document import history_document
 from tests.engines.test_spark_parity import ODD_LOGS, TABLES, write_log
 
 pytestmark = pytest.mark.spark

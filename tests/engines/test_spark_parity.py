@@ -29,7 +29,7 @@ from deltaforensics.log.listing import list_log
 from deltaforensics.log.segment import LogSegment
 from deltaforensics.log.storage import LogStore
 from deltaforensics.model.schemas import RAW_ACTION_SCHEMA, ActionFrames
-from deltaforensics.report.history import history_document, snapshot_document
+from deltaforensics.report.document import history_document, snapshot_document
 from tests.conftest import SAMPLE_LOGS, corpus_tables
 
 pytestmark = pytest.mark.spark

@@ -19,15 +19,14 @@ import pytest
 
 from deltaforensics.analysis import load, open_store
 from deltaforensics.evidence.attempts import (
-    attempt_to_dict,
     attempt_transaction,
     check_attempt,
-    conflict_entry,
     read_version_at,
     writes_nothing,
 )
 from deltaforensics.profiles import databricks, delta_rs, delta_spark, profile_by_name
 from deltaforensics.replay import Replay
+from deltaforensics.report.document.explain import attempt_to_dict, conflict_entry
 from deltaforensics.report.validate import load_schema
 from deltaforensics.statements import UNKNOWN, parse_statement
 from deltaforensics.transactions import Transaction, reconstruct_transactions

@@ -23,8 +23,9 @@ from deltalake import CommitProperties, DeltaTable, Transaction, write_deltalake
 from deltalake.exceptions import CommitFailedError
 
 from deltaforensics.analysis import load, open_store
-from deltaforensics.evidence.attempts import attempt_to_dict, attempt_transaction, check_attempt
+from deltaforensics.evidence.attempts import attempt_transaction, check_attempt
 from deltaforensics.profiles import delta_rs
+from deltaforensics.report.document.explain import attempt_to_dict
 from deltaforensics.transactions import reconstruct_transactions
 from tests.conflicts.deltars_harness import (
     D1,

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from deltaforensics.analysis import analyze, open_store
+from deltaforensics.report.document import explain_document
 from tests.support import LogBuilder
 
 DOC = "https://docs.delta.io/latest/concurrency-control.html"
@@ -168,8 +169,9 @@ def test_each_era_and_class_resolves_winner_and_rule(
     root, infos = table
     name, text, winner, code = messages(infos)[case]
     result = analyze(open_store(str(root)), error_texts=[(name, text)])
-    assert len(result.conflicts) == 1, (name, result.diagnostics)
-    entry = result.conflicts[0]
+    conflicts = explain_document(result)["conflicts"]
+    assert len(conflicts) == 1, (name, result.diagnostics)
+    entry = conflicts[0]
     assert entry["source"] == "error" and entry["code"] == code
     assert entry["winner_version"] == winner, entry["reason"]
     if winner is None:
@@ -186,7 +188,9 @@ def test_timestamp_and_operation_find_a_winner_without_version_or_txn_id(
     root, infos = table
     info = {k: v for k, v in infos["4"].items() if k != "txnId"}
     text = f"io.delta.exceptions.ConcurrentDeleteReadException: This transaction attempted to read one or more files that were deleted (for example date=B/x.parquet in partition [date=B]) by a concurrent update. Please try the operation again.\nConflicting commit: {json.dumps(info)}\nRefer to {DOC} for more details."
-    entry = analyze(open_store(str(root)), error_texts=[("e", text)]).conflicts[0]
+    entry = explain_document(analyze(open_store(str(root)), error_texts=[("e", text)]))[
+        "conflicts"
+    ][0]
     assert entry["winner_version"] == 4 and "timestamp" in entry["reason"]
 
 
@@ -204,7 +208,9 @@ def test_delta_rs_messages_name_candidates_from_the_log_line_time(
         "Commit failed: a concurrent transaction deleted data this operation read.\n"
         "Help: This transaction's query must be rerun to exclude the removed data."
     )
-    entry = analyze(open_store(str(root)), error_texts=[("rs", text)]).conflicts[0]
+    entry = explain_document(analyze(open_store(str(root)), error_texts=[("rs", text)]))[
+        "conflicts"
+    ][0]
     assert entry["exception"] == "ConcurrentDeleteReadException" and entry["code"] == "DC011"
     assert entry["candidates"][0] == 4  # the nearest commit that removed files before the error
     assert "candidate" in entry["reason"]

@@ -14,7 +14,7 @@ from rich.console import Console
 from deltaforensics.analysis import analyze, open_store
 from deltaforensics.evidence.attempts import attempt_transaction
 from deltaforensics.profiles import delta_spark
-from deltaforensics.report.explain import explain_document
+from deltaforensics.report.document import explain_document
 from deltaforensics.report.to_rich import render_explain
 from tests.conftest import SAMPLE_LOGS
 from tests.support import LogBuilder

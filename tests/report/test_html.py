@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from deltaforensics.report import to_html as to_html_module
+from deltaforensics.report.html.timeline import ticks
 from deltaforensics.report.to_html import MAX_TIMELINE_ROWS, to_html
 from tests.report import (
     IMG,
@@ -243,7 +243,7 @@ def test_every_sample_log_report_renders_as_well_formed_html(
     ],
 )
 def test_axis_ticks_are_round_and_few(lo: int, hi: int, expected: list[int]) -> None:
-    assert to_html_module._ticks(lo, hi) == expected
+    assert ticks(lo, hi) == expected
 
 
 # --- in a real browser ----------------------------------------------------------------------

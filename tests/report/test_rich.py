@@ -8,7 +8,7 @@ import io
 from rich.console import Console
 
 from deltaforensics.analysis import analyze, open_store
-from deltaforensics.report.explain import explain_document
+from deltaforensics.report.document import explain_document
 from deltaforensics.report.to_rich import render_explain
 from tests.conftest import SAMPLE_LOGS
 

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from deltaforensics.analysis import ConflictAnalysis, analyze, open_store
+from deltaforensics.report.document import whatif_document
 from deltaforensics.report.validate import validate
-from deltaforensics.whatif.document import whatif_document
 from deltaforensics.whatif.scenario import (
     DeletionVectors,
     ExplicitMergePredicates,

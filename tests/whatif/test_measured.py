@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from deltalake import write_deltalake
 
+from deltaforensics.report.document import whatif_document
 from deltaforensics.report.validate import validate
-from deltaforensics.whatif.document import whatif_document
 from deltaforensics.whatif.scenario import (
     ExplicitMergePredicates,
     IsolationChange,

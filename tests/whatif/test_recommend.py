@@ -11,7 +11,7 @@ import pytest
 
 from deltaforensics.analysis import analyze, observed_attempts, open_store
 from deltaforensics.model.ids import Severity
-from deltaforensics.report.explain import explain_document
+from deltaforensics.report.document import explain_document
 from deltaforensics.report.validate import validate
 from deltaforensics.whatif import assess
 from deltaforensics.whatif.assess import surely_too_many_partitions

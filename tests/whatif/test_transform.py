@@ -8,8 +8,8 @@ from pathlib import Path
 import polars as pl
 
 from deltaforensics.conflicts.checker import check
+from deltaforensics.report.document import whatif_document
 from deltaforensics.report.validate import validate
-from deltaforensics.whatif.document import whatif_document
 from deltaforensics.whatif.scenario import (
     ExplicitMergePredicates,
     IsolationChange,

@@ -1,0 +1,361 @@
+"""The ``explain`` document (``report-v1``): what the analysis found, as typed values.
+
+:meth:`ExplainDocument.from_analysis` is the only place the explain report is assembled; the
+renderers (rich, Markdown, HTML, the audit datasets) and the JSON writer take what it builds.
+Commit details are built only for the commits a finding names, so a history of 100,000 commits
+costs no more than the handful of races it holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from deltaforensics import __version__
+from deltaforensics.analysis import ConflictAnalysis, TableIsolation
+from deltaforensics.conflicts.checker import Fragility, Verdict
+from deltaforensics.evidence.anomalies import Anomaly
+from deltaforensics.evidence.winners import ErrorConflict
+from deltaforensics.model.diagnostics import Diagnostic
+from deltaforensics.report.document.entry import FORMAT_VERSION, Entry
+from deltaforensics.transactions import Transaction
+from deltaforensics.whatif.transform import touched_partitions
+
+MAX_LISTED_PARTITIONS = 10
+Partition = Mapping[str, str | None]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Generator(Entry):
+    name: str = "deltaforensics"
+    version: str = __version__
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Table(Entry):
+    """The table as of its latest analysed version."""
+
+    uri: str
+    first_version: int
+    latest_version: int
+    partition_columns: tuple[str, ...]
+    clustering_columns: tuple[str, ...]
+    isolation_level: TableIsolation
+    features: tuple[str, ...]
+    engines_seen: tuple[str, ...]
+    num_commits: int
+    num_files: int
+
+    @classmethod
+    def from_analysis(cls, analysis: ConflictAnalysis) -> Table:
+        rep = analysis.loaded.replay
+        snap = rep.snapshot_at(rep.end_version)
+        return cls(
+            uri=rep.uri,
+            first_version=rep.first_version,
+            latest_version=rep.end_version,
+            partition_columns=tuple(snap.metadata.partition_columns),
+            clustering_columns=tuple(snap.clustering_columns),
+            isolation_level=analysis.table_isolation(),
+            features=tuple(snap.protocol.features),
+            engines_seen=tuple(sorted({t.profile.engine for t in analysis.transactions})),
+            num_commits=len(analysis.transactions),
+            num_files=snap.num_files,
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Race(Entry):
+    """A commit that read an older snapshot, and what the replayed checker decides of it."""
+
+    version: int
+    read_version: int | None
+    winners: tuple[int, ...]
+    profile: str
+    outcome: str
+    code: str | None
+    reason: str
+    operation: str
+    isolation_level: TableIsolation
+    read_predicate: str | None
+    read_reason: str
+    confidence: str
+    missing_winners: tuple[int, ...]
+    fragile_under: tuple[Fragility, ...]
+
+    @classmethod
+    def from_race(cls, race: Any) -> Race:
+        v = race.verdict
+        t = v.loser
+        return cls(
+            version=race.version,
+            read_version=t.read_version,
+            winners=tuple(v.winners),
+            profile=v.profile.name,
+            outcome=v.outcome,
+            code=v.code,
+            reason=v.reason if v.raised else _quiet_reason(v),
+            **_reads(t),
+            missing_winners=tuple(race.missing_winners),
+            fragile_under=tuple(race.fragile_under),
+        )
+
+
+def _quiet_reason(verdict: Verdict) -> str:
+    t = verdict.loser
+    if t.blind:
+        return f"{t.read_reason}, so no winner's files can conflict with it"
+    return f"no rule fires against v{', v'.join(map(str, verdict.winners)) or '-'}: {t.read_reason}"
+
+
+def _predicate_sql(t: Transaction) -> str | None:
+    return t.read_predicate.to_sql() if t.read_predicate is not None else None
+
+
+def _reads(t: Transaction) -> dict[str, Any]:
+    """What a race and an attempt both say of their transaction: its operation, isolation level
+    and what it read, with how sure that is."""
+    return {
+        "operation": t.operation,
+        "isolation_level": TableIsolation(value=t.isolation.value, source=t.isolation_source),
+        "read_predicate": _predicate_sql(t),
+        "read_reason": t.read_reason,
+        "confidence": t.confidence,
+    }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Loser(Entry):
+    """The transaction that failed: a committed version, or a statement that never committed."""
+
+    version: int | None = None
+    statement: str | None = None
+    read_version: int | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Conflict(Entry):
+    """A failure seen in an error text, or predicted for an attempted statement."""
+
+    source: str
+    loser: Loser
+    winner_version: int | None
+    candidates: tuple[int, ...]
+    exception: str
+    code: str | None
+    reason: str
+    partitions: tuple[Partition, ...]
+    files: tuple[str, ...]
+    confidence: str
+
+    @classmethod
+    def from_error(cls, found: ErrorConflict) -> Conflict:
+        return cls(
+            source="error",
+            loser=Loser(),
+            winner_version=found.winner_version,
+            candidates=found.candidates,
+            exception=found.exception,
+            code=found.code,
+            reason=found.reason,
+            partitions=found.partitions,
+            files=found.files,
+            confidence=found.confidence,
+        )
+
+    @classmethod
+    def from_attempt(cls, verdict: Verdict) -> Conflict | None:
+        """The conflict a failing attempt predicts; ``None`` when it commits."""
+        found = verdict.raised
+        if found is None or verdict.outcome == "commits":
+            return None
+        a = verdict.loser
+        won = verdict.winner_version
+        return cls(
+            source="attempt",
+            loser=Loser(statement=a.statement, read_version=a.read_version),
+            winner_version=won,
+            candidates=(won,) if won is not None else (),
+            exception=verdict.outcome,
+            code=found.code,
+            reason=found.reason,
+            partitions=tuple(dict(p) for p in found.partitions),
+            files=tuple(found.files),
+            confidence=found.confidence,
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Attempt(Entry):
+    """An ``--attempt`` statement checked against the commits after its read version."""
+
+    statement: str
+    read_version: int | None
+    profile: str
+    outcome: str
+    winner_version: int | None
+    code: str | None
+    reason: str
+    operation: str
+    winners: tuple[int, ...]
+    isolation_level: TableIsolation
+    read_predicate: str | None
+    read_whole_table: bool
+    read_reason: str
+    confidence: str
+    files_added: int
+    files_removed: int
+
+    @classmethod
+    def from_verdict(cls, verdict: Verdict) -> Attempt:
+        a = verdict.loser
+        return cls(
+            statement=a.statement or a.operation,
+            read_version=a.read_version,
+            profile=verdict.profile.name,
+            outcome=verdict.outcome,
+            winner_version=verdict.winner_version,
+            code=verdict.code,
+            reason=verdict.reason,
+            winners=tuple(verdict.winners),
+            **_reads(a),
+            read_whole_table=a.read_whole_table,
+            files_added=a.added.height,
+            files_removed=a.removed.height,
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Recommendation(Entry):
+    """A change measured on the table's history (built by ``whatif.recommend``)."""
+
+    change: Mapping[str, Any]
+    conflicts_avoided: int
+    conflicts_introduced: int
+    fragile_races_avoided: int
+    evaluated_on: Mapping[str, int]
+    confidence: str
+    rationale: str
+    apply: str | None
+    applicable: bool
+
+    @classmethod
+    def from_mapping(cls, entry: Mapping[str, Any]) -> Recommendation:
+        return cls(**entry)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Commit(Entry):
+    """The details of one commit that a reader needs to recognise it."""
+
+    version: int | None
+    timestamp: int | None
+    operation: str
+    writer: str
+    user_name: str | None
+    engine: str
+    read_version: int | None
+    isolation_level: str
+    predicate: str | None
+    num_added_files: int
+    num_removed_files: int
+    partitions: tuple[Partition, ...]
+    more_partitions: int
+
+    @classmethod
+    def from_transaction(cls, t: Transaction) -> Commit:
+        touched = touched_partitions(t)
+        user = t.commit_info.get("userName")
+        return cls(
+            version=t.version,
+            timestamp=t.timestamp,
+            operation=t.operation,
+            writer=t.writer,
+            user_name=user if isinstance(user, str) else None,
+            engine=t.profile.engine,
+            read_version=t.read_version,
+            isolation_level=t.isolation.value,
+            predicate=_predicate_sql(t),
+            num_added_files=t.added.height,
+            num_removed_files=t.removed.height,
+            partitions=tuple(touched[:MAX_LISTED_PARTITIONS]),
+            more_partitions=max(0, len(touched) - MAX_LISTED_PARTITIONS),
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ExplainDocument(Entry):
+    """The ``explain`` report (``report-v1``)."""
+
+    format_version: int = FORMAT_VERSION
+    generator: Generator = Generator()
+    table: Table
+    races: tuple[Race, ...] = ()
+    conflicts: tuple[Conflict, ...] = ()
+    attempts: tuple[Attempt, ...] = ()
+    anomalies: tuple[Anomaly, ...] = ()
+    recommendations: tuple[Recommendation, ...] = ()
+    diagnostics: tuple[Diagnostic, ...] = ()
+    commits: tuple[Commit, ...] = ()
+
+    @classmethod
+    def from_analysis(cls, analysis: ConflictAnalysis) -> ExplainDocument:
+        races = tuple(Race.from_race(r) for r in analysis.races)
+        verdicts = analysis.attempt_verdicts
+        failed = (Conflict.from_attempt(v) for v in verdicts)
+        conflicts = tuple(Conflict.from_error(c) for c in analysis.error_conflicts) + tuple(
+            c for c in failed if c is not None
+        )
+        attempts = tuple(Attempt.from_verdict(v) for v in verdicts)
+        wanted = involved_versions(races, conflicts, attempts)
+        return cls(
+            table=Table.from_analysis(analysis),
+            races=races,
+            conflicts=conflicts,
+            attempts=attempts,
+            anomalies=tuple(analysis.anomalies),
+            recommendations=tuple(Recommendation.from_mapping(r) for r in analysis.recommendations),
+            diagnostics=tuple(analysis.diagnostics),
+            commits=tuple(
+                Commit.from_transaction(t) for t in analysis.transactions if t.version in wanted
+            ),
+        )
+
+
+def involved_versions(
+    races: Sequence[Race], conflicts: Sequence[Conflict], attempts: Sequence[Attempt]
+) -> set[int]:
+    """Every commit a finding names: racing commits, their winners, conflict winners."""
+    found: set[int] = set()
+    for r in races:
+        found.add(r.version)
+        found.update(r.winners)
+    for c in conflicts:
+        found.update(v for v in (c.winner_version, *c.candidates) if v is not None)
+        if c.loser.version is not None:
+            found.add(c.loser.version)
+    for a in attempts:
+        found.update(a.winners)
+    return found
+
+
+def explain_document(analysis: ConflictAnalysis) -> dict[str, Any]:
+    """The explain report's JSON form (what ``--format json`` writes and ``--redact`` rewrites)."""
+    return ExplainDocument.from_analysis(analysis).to_dict()
+
+
+def attempt_to_dict(verdict: Verdict) -> dict[str, Any]:
+    """An ``attempts`` entry's JSON form; a failing attempt's also carries, under ``conflict``,
+    the ``conflicts`` entry it predicts (the pair ``explain --attempt`` reports)."""
+    out = Attempt.from_verdict(verdict).to_dict()
+    conflict = conflict_entry(verdict)
+    if conflict is not None:
+        out["conflict"] = conflict
+    return out
+
+
+def conflict_entry(verdict: Verdict) -> dict[str, Any] | None:
+    """The ``conflicts`` entry's JSON form for a failing attempt (``None`` when it commits)."""
+    conflict = Conflict.from_attempt(verdict)
+    return conflict.to_dict() if conflict is not None else None

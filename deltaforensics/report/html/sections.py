@@ -1,0 +1,182 @@
+"""The report's section tables: races, conflicts, attempts, anomalies, recommendations and
+diagnostics, one row per entry, each row with an ``id`` the timeline links to."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from deltaforensics.evidence.anomalies import Anomaly
+from deltaforensics.model.diagnostics import Diagnostic
+from deltaforensics.report.document.explain import (
+    Attempt,
+    Commit,
+    Conflict,
+    Race,
+    Recommendation,
+)
+from deltaforensics.report.html.format import (
+    badge,
+    code,
+    e,
+    files,
+    or_dash,
+    outcome,
+    race_status,
+    table,
+    versions,
+)
+from deltaforensics.report.plain import change_text, commit_summary
+
+
+def races(entries: Sequence[Race]) -> str:
+    rows = []
+    for i, r in enumerate(entries):
+        winners = versions(r.winners)
+        if r.missing_winners:
+            winners += f' <span class="muted">(missing: {versions(r.missing_winners)})</span>'
+        fragile = "".join(
+            f"<li>{e(f.change)} → {e(f.outcome)}"
+            + (f" vs v{e(f.winner_version)}" if f.winner_version is not None else "")
+            + "</li>"
+            for f in r.fragile_under or ()
+        )
+        iso = r.isolation_level
+        cells = [
+            f"v{e(r.version)}",
+            e(r.read_version),
+            or_dash(winners),
+            e(r.operation),
+            f"{outcome(r.outcome, r.code)}<div>{badge(r.confidence, r.confidence)}</div>",
+            f'{code(r.read_predicate)}<div class="small muted">{e(r.read_reason)}</div>',
+            e(r.reason),
+            f'<ul class="plain">{fragile}</ul>' if fragile else or_dash(""),
+            f'{e(iso.value)}<div class="small muted">{e(iso.source)}</div>'
+            f'<div class="small">{e(r.profile)}</div>',
+        ]
+        rows.append((f"race-{i}", race_status(r), cells))
+    headers = ["Version", "Read", "Winners", "Operation", "Outcome", "Read predicate", "Why"]
+    return table(
+        [*headers, "Fragile under", "Isolation · profile"],
+        rows,
+        "No races: every commit read the version just before it.",
+    )
+
+
+def _winner(c: Conflict, commits: Mapping[int | None, Commit]) -> str:
+    if c.winner_version is None:
+        return f"one of {versions(c.candidates)}" if c.candidates else ""
+    v = c.winner_version
+    winner = f"v{e(v)}"
+    if v in commits:
+        winner += f'<div class="small muted">{e(commit_summary(commits[v], v))}</div>'
+    return winner
+
+
+def conflicts(entries: Sequence[Conflict], commits: Mapping[int | None, Commit]) -> str:
+    rows = []
+    for i, c in enumerate(entries):
+        loser = c.loser
+        who = (
+            f"v{e(loser.version)}"
+            if loser.version is not None
+            else '<span class="muted">not committed</span>'
+        )
+        if loser.statement:
+            who += f"<div>{code(loser.statement)}</div>"
+        parts = "".join(
+            "<li>"
+            + e(", ".join(f"{k}={'null' if v is None else v}" for k, v in p.items()))
+            + "</li>"
+            for p in c.partitions or ()
+        )
+        cells = [
+            e(c.source),
+            who,
+            or_dash(e(loser.read_version)),
+            or_dash(_winner(c, commits)),
+            outcome(c.exception, c.code),
+            badge(c.confidence, c.confidence),
+            f'<ul class="plain">{parts}</ul>' if parts else or_dash(""),
+            files(c.files or ()),
+            e(c.reason),
+        ]
+        rows.append((f"conflict-{i}", "conflict", cells))
+    headers = ["Source", "Loser", "Read", "Winner", "Exception", "Confidence", "Partitions"]
+    return table([*headers, "Files", "Why"], rows, "No conflicts.")
+
+
+def attempts(entries: Sequence[Attempt]) -> str:
+    rows = []
+    for i, a in enumerate(entries):
+        winner = f"v{e(a.winner_version)}" if a.winner_version is not None else ""
+        cells = [
+            code(a.statement),
+            or_dash(e(a.read_version)),
+            e(a.profile),
+            outcome(a.outcome, a.code),
+            or_dash(winner),
+            e(a.reason),
+        ]
+        rows.append((f"attempt-{i}", "ok" if a.outcome == "commits" else "bad", cells))
+    return table(
+        ["Statement", "Read", "Profile", "Outcome", "Winner", "Why"],
+        rows,
+        "No attempted statements were checked.",
+    )
+
+
+def anomalies(entries: Sequence[Anomaly]) -> str:
+    rows = [
+        (
+            f"anomaly-{i}",
+            "bad" if a.severity == "error" else "warn" if a.severity == "warning" else "ok",
+            [
+                badge(a.severity, a.severity),
+                e(a.code),
+                e(a.kind),
+                or_dash(versions(a.versions)),
+                files(a.files or ()),
+                e(a.reason),
+            ],
+        )
+        for i, a in enumerate(entries)
+    ]
+    return table(["Severity", "Code", "Kind", "Versions", "Files", "Reason"], rows, "No anomalies.")
+
+
+def evaluated_text(ev: Mapping[str, Any]) -> str:
+    return (
+        f"{ev['races']} races, {ev['errors']} errors, {ev['attempts']} attempts, "
+        f"{ev['writer_pairs']} writer pairs"
+    )
+
+
+def recommendations(entries: Sequence[Recommendation]) -> str:
+    rows = []
+    for i, r in enumerate(entries):
+        apply = f"<pre>{e(r.apply)}</pre>" if r.apply else or_dash("")
+        cells = [
+            code(change_text(r.change)),
+            f'<span class="num">{e(r.conflicts_avoided)}</span>',
+            f'<span class="num">{e(r.conflicts_introduced)}</span>',
+            f'<span class="small">{e(evaluated_text(r.evaluated_on))}</span>',
+            badge(r.confidence, r.confidence),
+            e(r.rationale),
+            apply,
+        ]
+        rows.append((f"recommendation-{i}", "warn" if r.conflicts_introduced else "ok", cells))
+    headers = ["Change", "Avoided", "Introduced", "Evaluated on", "Confidence", "Rationale"]
+    return table([*headers, "Apply"], rows, "No recommendations.")
+
+
+def diagnostics(entries: Sequence[Diagnostic]) -> str:
+    rows = [
+        (
+            f"diagnostic-{i}",
+            "",
+            [badge(d.severity, d.severity), e(d.code), or_dash(e(d.version)), e(d.message)],
+        )
+        for i, d in enumerate(entries)
+    ]
+    return table(["Severity", "Code", "Version", "Message"], rows, "No diagnostics.")
