@@ -217,8 +217,8 @@ class ConflictAnalysis:
         if recorded:
             value = recorded.most_common(1)[0][0]
             return TableIsolation(value=value, source=f"most frequent {RECORDED}")
-        engines = {t.profile.engine for t in self.transactions}
-        value = "WriteSerializable" if engines == {"databricks"} else "Serializable"
+        defaults = {t.profile.default_isolation for t in self.transactions}
+        value = defaults.pop().value if len(defaults) == 1 else "Serializable"
         return TableIsolation(value=value, source="engine default (no property, nothing recorded)")
 
 

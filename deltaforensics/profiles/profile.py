@@ -56,6 +56,9 @@ class Profile:
     default_isolation: IsolationLevel = IsolationLevel.SERIALIZABLE
     isolation_spellings: tuple[tuple[str, IsolationLevel], ...] = SPARK_ISOLATION_SPELLINGS
     camel_case_isolation_only: bool = False  # only these exact spellings (else any case)
+    # open-source Delta (>= 2.1) refuses to *set* delta.isolationLevel to anything but
+    # Serializable; it honours WriteSerializable only when the property is already there
+    refuses_to_set_write_serializable: bool = False
 
     # -- what it writes ----------------------------------------------------------------------
     writer: StatementWriter = SPARK
@@ -64,6 +67,7 @@ class Profile:
     )
     commit_info_from_user: bool = False  # delta-rs copies caller-given keys into commitInfo
     sql_statements: bool = True  # users write its statements as SQL (delta-rs: Python calls)
+    spark_sql: bool = False  # its tables are changed with Spark SQL DDL (REPLACE TABLE, ALTER)
 
     @property
     def label(self) -> str:

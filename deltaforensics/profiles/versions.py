@@ -50,6 +50,8 @@ _SPARK_31 = Profile(
     skips_recording_empty_commits=True,
     counts_unmarked_appends_as_changed_data=True,
     blind_loser_shortcut=False,
+    refuses_to_set_write_serializable=True,
+    spark_sql=True,
 )
 _SPARK_32 = replace(_SPARK_31, rule_order=SPARK_ORDER_32, blind_loser_shortcut=True)
 _DATABRICKS = replace(
@@ -57,6 +59,7 @@ _DATABRICKS = replace(
     engine="databricks",
     default_isolation=IsolationLevel.WRITE_SERIALIZABLE,
     dv_optimize_tolerance=True,
+    refuses_to_set_write_serializable=False,
 )
 _DELTA_RS = Profile(
     name="",

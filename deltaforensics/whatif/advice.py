@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from deltaforensics.model.ids import IsolationLevel
 from deltaforensics.predicates.ir import (
     And,
     Column,
@@ -29,6 +30,7 @@ from deltaforensics.predicates.ir import (
     quote_identifier,
 )
 from deltaforensics.predicates.partition import written_partitions_predicate
+from deltaforensics.profiles import Profile
 from deltaforensics.replay import Replay
 from deltaforensics.transactions import Transaction
 from deltaforensics.whatif.scenario import (
@@ -52,7 +54,7 @@ class TableFacts:
 
     name: str  # a SQL name: metadata name or delta.`<uri>`
     uri: str
-    engines: frozenset[str]
+    profiles: tuple[Profile, ...]  # the distinct writer profiles after table creation
     partition_columns: tuple[str, ...]
     columns: tuple[str, ...]
     isolation_property: str | None
@@ -67,7 +69,9 @@ class TableFacts:
         return cls(
             name=name,
             uri=replay.uri,
-            engines=frozenset(t.profile.engine for t in transactions if t.version != 0),
+            profiles=tuple(
+                {t.profile.name: t.profile for t in transactions if t.version != 0}.values()
+            ),
             partition_columns=md.partition_columns,
             columns=tuple(md.column_types),
             isolation_property=md.configuration.get("delta.isolationLevel"),
@@ -78,16 +82,20 @@ class TableFacts:
 
     @property
     def delta_rs(self) -> bool:
-        return "delta-rs" in self.engines
+        """A writer reads only the camelCase spelling of ``delta.isolationLevel`` (delta-rs)."""
+        return any(p.camel_case_isolation_only for p in self.profiles)
 
     @property
     def spark(self) -> bool:
-        return bool(self.engines & {"delta-spark", "databricks"})
+        """A writer changes the table with Spark SQL DDL."""
+        return any(p.spark_sql for p in self.profiles)
 
     @property
     def oss_only(self) -> bool:
         """Spark writers are all open-source Delta (nothing can *set* WriteSerializable)."""
-        return "delta-spark" in self.engines and "databricks" not in self.engines
+        return any(p.refuses_to_set_write_serializable for p in self.profiles) and not any(
+            p.default_isolation is IsolationLevel.WRITE_SERIALIZABLE for p in self.profiles
+        )
 
 
 def isolation_value(facts: TableFacts) -> str:

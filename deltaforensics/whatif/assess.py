@@ -288,8 +288,9 @@ def _isolation(
                 "Serializable never avoids a conflict: it only adds conflicts with blind appends",
             )
         )
-    engines = {t.profile.engine for t in transactions}
-    if IsolationLevel.WRITE_SERIALIZABLE in levels and "delta-spark" in engines:
+    if IsolationLevel.WRITE_SERIALIZABLE in levels and any(
+        t.profile.refuses_to_set_write_serializable for t in transactions
+    ):
         diags.append(
             info(
                 CHANGE_NOT_APPLICABLE,
