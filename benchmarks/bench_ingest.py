@@ -236,7 +236,7 @@ def _breakdown(path: str, t_import: float) -> dict[str, Any]:
     """The steps of ``load(mode="history")`` + ``snapshot_at()``, timed one by one, plus what
     ``load_commits`` adds (the commit table), and two informational splits of the parse step."""
     from deltaforensics.analysis import open_store
-    from deltaforensics.engines.polars_engine import assemble, physical_partition_columns
+    from deltaforensics.log.assembly import assemble, physical_partition_columns
     from deltaforensics.log.commits import inject_version, parse_raw, read_commits
     from deltaforensics.log.listing import list_log
     from deltaforensics.log.segment import LogSegment

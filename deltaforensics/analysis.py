@@ -10,13 +10,14 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from deltaforensics.engines.base import Engine
-from deltaforensics.engines.polars_engine import PolarsEngine, assemble
+from deltaforensics.engines.polars_engine import PolarsEngine
 from deltaforensics.errors import (
     DeltaForensicsError,
     LogCorruptError,
     UsageError,
     VersionNotFoundError,
 )
+from deltaforensics.log.assembly import assemble
 from deltaforensics.log.commits import read_commits
 from deltaforensics.log.listing import LogListing, list_log
 from deltaforensics.log.segment import LogSegment, diagnose_listing

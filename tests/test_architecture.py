@@ -1,13 +1,19 @@
-"""The dependency direction is a test (import-linter contracts live in pyproject.toml)."""
+"""The dependency direction is a test (import-linter contracts live in pyproject.toml), and so
+are the house rules import-linter cannot state: no private name crosses a module boundary, and
+only the log package talks to storage libraries."""
 
 from __future__ import annotations
 
+import ast
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+PACKAGE = REPO / "deltaforensics"
+STORAGE_LIBRARIES = ("fsspec", "adlfs")
 
 
 def test_import_layers_hold() -> None:
@@ -26,7 +32,91 @@ def test_the_core_does_not_import_storage_or_terminal_libraries_at_import_time()
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
-    assert out.strip() in ("", "fsspec"), out  # fsspec only via the log package, never the core
+    assert out.strip() == "", out
+
+
+def _modules() -> Iterator[tuple[str, ast.Module]]:
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(REPO).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        yield name, ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+
+
+def _absolute(module: str, node: ast.ImportFrom) -> str:
+    """The absolute module an ``ImportFrom`` names, relative forms resolved against ``module``."""
+    if not node.level:
+        return node.module or ""
+    is_package = (PACKAGE.parent / module.replace(".", "/") / "__init__.py").exists()
+    base = module.split(".")[: len(module.split(".")) - node.level + (1 if is_package else 0)]
+    return ".".join([*base, *([node.module] if node.module else [])])
+
+
+def _is_package_module(name: str) -> bool:
+    path = PACKAGE.parent / name.replace(".", "/")
+    return path.with_suffix(".py").exists() or (path / "__init__.py").exists()
+
+
+def _is_private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def _private_uses(module: str, tree: ast.Module) -> Iterator[str]:
+    """``from deltaforensics.x import _y``, and ``m._y`` on a name bound to a package module."""
+    bound: dict[str, str] = {}  # local name -> the package module it is bound to
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == "deltaforensics":
+                    local = alias.asname or alias.name.split(".")[0]
+                    bound[local] = alias.name if alias.asname else "deltaforensics"
+        elif isinstance(node, ast.ImportFrom):
+            source = _absolute(module, node)
+            if source.split(".")[0] != "deltaforensics":
+                continue
+            for alias in node.names:
+                if _is_private(alias.name):
+                    yield f"{module}: from {source} import {alias.name}"
+                elif _is_package_module(f"{source}.{alias.name}"):
+                    bound[alias.asname or alias.name] = f"{source}.{alias.name}"
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Attribute) or not _is_private(node.attr):
+            continue
+        chain: list[str] = []
+        value: ast.expr = node.value
+        while isinstance(value, ast.Attribute):
+            chain.insert(0, value.attr)
+            value = value.value
+        if isinstance(value, ast.Name) and value.id in bound:
+            target = ".".join([bound[value.id], *chain])
+            if target != module and _is_package_module(target):
+                yield f"{module}: {target}.{node.attr}"
+
+
+def test_no_private_name_is_used_across_modules() -> None:
+    """A leading underscore means "this module only": what another module needs is public."""
+    offenders = [use for module, tree in _modules() for use in _private_uses(module, tree)]
+    assert offenders == [], "\n".join(offenders)
+
+
+def test_storage_libraries_are_imported_only_by_the_log_package() -> None:
+    """fsspec only via the log package: every import of fsspec or adlfs, at module level or
+    inside a function, stands in a module of ``deltaforensics.log``."""
+    importers: list[str] = []
+    for module, tree in _modules():
+        for node in ast.walk(tree):
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom) and not node.level
+                else []
+            )
+            importers += [f"{module}: {n}" for n in names if n.split(".")[0] in STORAGE_LIBRARIES]
+    offenders = [
+        i for i in importers if not i.startswith(("deltaforensics.log.", "deltaforensics.log:"))
+    ]
+    assert importers, "the log package reads through fsspec; the walk found no import of it"
+    assert offenders == [], "\n".join(offenders)
 
 
 def test_ruff_lint_and_format_are_clean() -> None:

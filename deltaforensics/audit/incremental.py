@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 import polars as pl
 
-from deltaforensics.engines.polars_engine import assemble, physical_partition_columns
+from deltaforensics.log.assembly import assemble, physical_partition_columns
 from deltaforensics.log.listing import LogListing
 from deltaforensics.log.segment import LogSegment
 from deltaforensics.model.diagnostic_codes import AUDIT_STATE_DISCARDED

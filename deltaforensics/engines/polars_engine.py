@@ -1,4 +1,7 @@
-"""The default engine: concurrent fetch, one parse of one joined buffer, columnar normalising."""
+"""The default engine: concurrent fetch, one parse of one joined buffer, columnar normalising.
+
+The frames come from :func:`deltaforensics.log.assembly.assemble`, as every engine's do.
+"""
 
 from __future__ import annotations
 
@@ -8,26 +11,14 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from deltaforensics.log.checkpoints import RawCheckpoint, read_checkpoint
-from deltaforensics.log.commits import (
-    Blob,
-    JoinedCommits,
-    join_commits,
-    read_commit_chunks,
-    unknown_action_lines,
-)
+from deltaforensics.log.assembly import RawCheckpoint, assemble, segment_partition_columns
+from deltaforensics.log.checkpoints import read_checkpoint
+from deltaforensics.log.commit_lines import Blob
+from deltaforensics.log.commits import JoinedCommits, join_commits, read_commit_chunks
 from deltaforensics.log.listing import CheckpointFiles
-from deltaforensics.log.normalize import file_actions, side_actions
 from deltaforensics.log.segment import LogSegment
 from deltaforensics.log.storage import LogStore, read_chunks
-from deltaforensics.model.actions import Metadata
-from deltaforensics.model.schemas import (
-    KNOWN_ACTIONS,
-    METADATA_SCHEMA,
-    PROTOCOL_SCHEMA,
-    UNKNOWN_SCHEMA,
-    ActionFrames,
-)
+from deltaforensics.model.schemas import ActionFrames
 
 
 @dataclass(slots=True)
@@ -43,10 +34,7 @@ class PolarsEngine:
             checkpoint, (raw, triples) = None, self._read_commits(segment)
         else:
             checkpoint, (raw, triples) = self._read_both(segment, segment.checkpoint)
-        metadata_texts = (
-            list(checkpoint.metadata if checkpoint else ()) + raw["metaData"].drop_nulls().to_list()
-        )
-        partition_columns = physical_partition_columns(metadata_texts)
+        partition_columns = segment_partition_columns(checkpoint, raw)
         return assemble(segment, checkpoint, raw, partition_columns, triples)
 
     def _read_both(
@@ -76,111 +64,3 @@ class PolarsEngine:
         ):
             part = commits[start : start + self.chunk_files]
             yield join_commits([(v, name, got[name]) for v, name in part])
-
-
-def physical_partition_columns(metadata_texts: list[str]) -> tuple[str, ...]:
-    """Union, in first-seen order, of every metaData's physical partition column names."""
-    seen: dict[str, None] = {}
-    for text in metadata_texts:
-        try:
-            md = Metadata.from_json(text)
-        except ValueError:
-            continue
-        for c in md.physical_partition_columns:
-            seen.setdefault(c, None)
-    return tuple(seen)
-
-
-def assemble(
-    segment: LogSegment,
-    checkpoint: RawCheckpoint | None,
-    raw: pl.DataFrame,
-    partition_columns: tuple[str, ...],
-    triples: list[tuple[int, str, bytes]],
-) -> ActionFrames:
-    """Shared by every engine that can hand over RAW_ACTION_SCHEMA frames."""
-    files = []
-    metadata = []
-    protocols = []
-    side_frames: dict[str, list[pl.DataFrame]] = {"txns": [], "domains": [], "cdc": []}
-    if checkpoint is not None:
-        cp_version = pl.lit(checkpoint.version, dtype=pl.Int64)
-        for frame in checkpoint.json_frames:
-            files.append(
-                file_actions(
-                    frame,
-                    source="checkpoint",
-                    partition_columns=partition_columns,
-                    version=cp_version,
-                )
-            )
-            side = side_actions(frame, cp_version)
-            side_frames["txns"].append(side["txns"])
-            side_frames["domains"].append(side["domains"])
-        for frame in checkpoint.parquet_frames:
-            files.append(
-                file_actions(
-                    frame,
-                    source="checkpoint",
-                    partition_columns=partition_columns,
-                    version=cp_version,
-                    partition_values="map",
-                )
-            )
-            side = side_actions(frame, cp_version, text=False)
-            side_frames["txns"].append(side["txns"])
-            side_frames["domains"].append(side["domains"])
-        metadata.append(
-            pl.DataFrame(
-                {
-                    "version": [checkpoint.version] * len(checkpoint.metadata),
-                    "metadata": list(checkpoint.metadata),
-                },
-                schema=METADATA_SCHEMA,
-            )
-        )
-        protocols.append(
-            pl.DataFrame(
-                {
-                    "version": [checkpoint.version] * len(checkpoint.protocols),
-                    "protocol": list(checkpoint.protocols),
-                },
-                schema=PROTOCOL_SCHEMA,
-            )
-        )
-    version = pl.col("_v")
-    files.append(
-        file_actions(raw, source="commit", partition_columns=partition_columns, version=version)
-    )
-    side = side_actions(raw, version)
-    metadata.append(side["metadata"])
-    protocols.append(side["protocols"])
-    for key, parts in side_frames.items():
-        parts.append(side[key])
-    known = [pl.col(c).is_not_null() for c in KNOWN_ACTIONS if c in raw.columns]
-    unknown_versions = (
-        raw.select(pl.col("_v").filter(~pl.any_horizontal(known)))["_v"].unique().sort().to_list()
-        if known and raw.height
-        else []
-    )
-    by_version = {v: data for v, _, data in triples}
-    unknown_rows = [
-        (v, line) for v in unknown_versions for line in unknown_action_lines(v, by_version[v])
-    ]
-    return ActionFrames(
-        base_version=segment.base_version,
-        end_version=segment.end_version,
-        partition_columns=partition_columns,
-        files=pl.concat(files, how="vertical"),
-        commit_infos=side["commit_infos"],
-        metadata=pl.concat(metadata, how="vertical"),
-        protocols=pl.concat(protocols, how="vertical"),
-        txns=pl.concat(side_frames["txns"], how="vertical"),
-        domains=pl.concat(side_frames["domains"], how="vertical"),
-        cdc=pl.concat(side_frames["cdc"], how="vertical"),
-        unknown=pl.DataFrame(
-            {"version": [v for v, _ in unknown_rows], "raw": [r for _, r in unknown_rows]},
-            schema=UNKNOWN_SCHEMA,
-        ),
-        commit_versions=tuple(v for v, _ in segment.commits),
-    )

@@ -1,4 +1,5 @@
-"""Checkpoints -> raw frames: classic single, multi-part, and V2 (JSON or parquet) with sidecars.
+"""Checkpoints read through a :class:`LogStore`: classic single, multi-part, and V2 (JSON or
+parquet) with sidecars, decoded with pyarrow and assembled by :mod:`deltaforensics.log.assembly`.
 
 Anything that makes a checkpoint unusable raises :class:`LogCorruptError` naming the file; the
 loader then falls back to an older checkpoint (or to version 0) and says so in diagnostics.
@@ -7,17 +8,22 @@ loader then falls back to an older checkpoint (or to version 0) and says so in d
 from __future__ import annotations
 
 import io
-import json
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import polars as pl
 
 from deltaforensics.errors import LogCorruptError
-from deltaforensics.log.commits import parse_raw
+from deltaforensics.log.assembly import (
+    CHECKPOINT_ACTIONS,
+    CheckpointPart,
+    RawCheckpoint,
+    assemble_checkpoint,
+    sidecar_paths,
+)
+from deltaforensics.log.commits import read_commits
 from deltaforensics.log.listing import CheckpointFiles
 from deltaforensics.log.storage import LogStore
 
@@ -26,73 +32,27 @@ if TYPE_CHECKING:
 
 _T = TypeVar("_T")
 
-_WANTED = (
-    "add",
-    "remove",
-    "metaData",
-    "protocol",
-    "txn",
-    "domainMetadata",
-    "sidecar",
-    "checkpointMetadata",
-)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RawCheckpoint:
-    """What one checkpoint holds: file-action frames (JSON- or parquet-shaped) and side actions."""
-
-    version: int
-    json_frames: tuple[pl.DataFrame, ...]  # RAW_ACTION_SCHEMA frames (JSON checkpoints)
-    parquet_frames: tuple[pl.DataFrame, ...]  # add/remove/txn/domainMetadata as parquet structs
-    metadata: tuple[str, ...]  # metaData actions as JSON text
-    protocols: tuple[str, ...]
-    names: tuple[str, ...]
-
 
 def read_checkpoint(
     store: LogStore, cp: CheckpointFiles, *, with_stats: bool = True
 ) -> RawCheckpoint:
     blobs = _contents(store, cp.names)
-    json_frames: list[pl.DataFrame] = []
-    parquet_frames: list[pl.DataFrame] = []
-    metadata: list[str] = []
-    protocols: list[str] = []
-    sidecars: list[str] = []
     parts = each_concurrently(
         lambda name: _read_part(name, blobs[name], cp.version, with_stats=with_stats), cp.names
     )
-    for part in parts:
-        (json_frames if part.is_json else parquet_frames).append(part.frame)
-        metadata.extend(part.metadata)
-        protocols.extend(part.protocols)
-        sidecars.extend(part.sidecars)
-    if sidecars:
-        names = [f"_sidecars/{_sidecar_name(p)}" for p in sidecars]
+    names = sidecar_paths(parts)
+    sidecars: list[pl.DataFrame] = []
+    if names:
         try:
             side_blobs = _contents(store, names)
         except Exception as exc:
             raise LogCorruptError(
                 cp.label, f"a sidecar file cannot be read: {exc}", cp.version
             ) from None
-        parquet_frames.extend(
-            each_concurrently(
-                lambda n: _read_parquet(n, side_blobs[n], cp.version, with_stats=with_stats),
-                names,
-            )
+        sidecars = each_concurrently(
+            lambda n: _read_parquet(n, side_blobs[n], cp.version, with_stats=with_stats), names
         )
-    if not metadata or not protocols:
-        raise LogCorruptError(
-            cp.label, "checkpoint has no metaData or no protocol action", cp.version
-        )
-    return RawCheckpoint(
-        version=cp.version,
-        json_frames=tuple(json_frames),
-        parquet_frames=tuple(parquet_frames),
-        metadata=tuple(metadata[-1:]),
-        protocols=tuple(protocols[-1:]),
-        names=cp.names,
-    )
+    return assemble_checkpoint(cp, parts, sidecars)
 
 
 def _contents(store: LogStore, names: Sequence[str]) -> dict[str, bytes | str]:
@@ -123,50 +83,15 @@ def each_concurrently(read: Callable[[str], _T], names: Sequence[str]) -> list[_
         return list(pool.map(read, names))
 
 
-@dataclass(frozen=True, slots=True)
-class _Part:
-    """One file named by the checkpoint, decoded, with the side actions it carries."""
-
-    is_json: bool
-    frame: pl.DataFrame
-    metadata: list[str]
-    protocols: list[str]
-    sidecars: list[str]
-
-
-def _read_part(name: str, data: bytes | str, version: int, *, with_stats: bool) -> _Part:
+def _read_part(name: str, data: bytes | str, version: int, *, with_stats: bool) -> CheckpointPart:
     if name.endswith(".json"):
         assert isinstance(data, bytes)
-        frame = _read_json_checkpoint(name, data, version)
-        return _Part(
-            is_json=True,
-            frame=frame,
-            metadata=frame["metaData"].drop_nulls().to_list(),
-            protocols=frame["protocol"].drop_nulls().to_list(),
-            sidecars=frame["sidecar"].struct.field("path").drop_nulls().to_list(),
-        )
+        return CheckpointPart.from_json(_read_json_checkpoint(name, data, version))
     frame = _read_parquet(name, data, version, with_stats=with_stats)
-    _check_schema(name, frame, version)
-    sidecars: list[str] = []
-    if "sidecar" in frame.columns and frame.schema["sidecar"] != pl.Null:
-        sidecars = frame["sidecar"].struct.field("path").drop_nulls().cast(pl.String).to_list()
-    return _Part(
-        is_json=False,
-        frame=frame,
-        metadata=_structs_to_json(frame, "metaData"),
-        protocols=_structs_to_json(frame, "protocol"),
-        sidecars=sidecars,
-    )
-
-
-def _sidecar_name(path: str) -> str:
-    """Sidecar paths are relative to ``_delta_log/_sidecars`` (absolute URIs: use the name)."""
-    return path.rsplit("/", 1)[-1]
+    return CheckpointPart.from_parquet(name, frame, version)
 
 
 def _read_json_checkpoint(name: str, data: bytes, version: int) -> pl.DataFrame:
-    from deltaforensics.log.commits import read_commits  # noqa: PLC0415 - same package
-
     try:
         return read_commits([(version, name, data)])
     except LogCorruptError:
@@ -185,7 +110,7 @@ def _read_parquet(name: str, data: bytes | str, version: int, *, with_stats: boo
     try:
         source = io.BytesIO(data) if isinstance(data, bytes) else data
         file = pq.ParquetFile(source, memory_map=isinstance(data, str))
-        present = [c for c in _WANTED if c in file.schema_arrow.names]
+        present = [c for c in CHECKPOINT_ACTIONS if c in file.schema_arrow.names]
         table = file.read(columns=_columns_to_read(file.schema_arrow, present, with_stats))
         table = table.select(present)
     except (pa.ArrowException, OSError, ValueError) as exc:
@@ -228,36 +153,4 @@ def _drop_stats(table: pa.Table) -> pa.Table:
     return table.set_column(table.column_names.index("add"), "add", slim)
 
 
-def _check_schema(name: str, frame: pl.DataFrame, version: int) -> None:
-    for column in ("add", "remove", "metaData", "protocol"):
-        dtype = frame.schema.get(column)
-        if dtype is not None and not isinstance(dtype, pl.Struct | pl.Null):
-            raise LogCorruptError(
-                name, f"checkpoint column {column!r} has type {dtype}, expected a struct", version
-            )
-    add = frame.schema.get("add")
-    if isinstance(add, pl.Struct) and "path" not in {f.name for f in add.fields}:
-        raise LogCorruptError(name, "checkpoint add actions have no path", version)
-
-
-def _structs_to_json(frame: pl.DataFrame, column: str) -> list[str]:
-    if column not in frame.columns or frame.schema[column] == pl.Null:
-        return []
-    rows = frame.filter(pl.col(column).is_not_null())[column].to_list()
-    return [json.dumps(_maps_to_dicts(r)) for r in rows]
-
-
-def _maps_to_dicts(value: Any) -> Any:
-    """Parquet maps arrive as lists of {key, value}; metaData wants JSON objects."""
-    if isinstance(value, dict):
-        return {k: _maps_to_dicts(v) for k, v in value.items()}
-    if isinstance(value, list):
-        if value and all(isinstance(x, dict) and set(x) == {"key", "value"} for x in value):
-            return {x["key"]: _maps_to_dicts(x["value"]) for x in value}
-        if not value:
-            return value
-        return [_maps_to_dicts(x) for x in value]
-    return value
-
-
-__all__ = ["RawCheckpoint", "parse_raw", "read_checkpoint"]
+__all__ = ["each_concurrently", "read_checkpoint"]

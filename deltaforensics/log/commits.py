@@ -3,14 +3,14 @@
 Fast path: every file's lines get ``"_v":<version>`` injected (a C-speed ``bytes.replace`` per
 file, no per-line Python), the files are joined, and polars parses the buffer once. Blank lines
 are harmless because every row carries its own version. Anything odd — a parse error, a line
-that did not receive its version — sends the affected files through an exact per-line path
-that either recovers or names the file, line and problem.
+that did not receive its version — sends the affected files through the exact per-line path
+of :mod:`deltaforensics.log.commit_lines`, which either recovers or names the file, line and
+problem.
 """
 
 from __future__ import annotations
 
 import io
-import json
 import re
 from collections.abc import Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -20,11 +20,12 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from deltaforensics.errors import LogCorruptError
-from deltaforensics.model.schemas import KNOWN_ACTIONS, RAW_ACTION_SCHEMA
+from deltaforensics.log.commit_lines import Blob, read_exactly
+from deltaforensics.model.schemas import RAW_ACTION_SCHEMA
 
-MAX_JSON_DEPTH = 64
-_ESCAPES_POLARS_MANGLES = re.compile(rb'\\[^"/n]')
+# A backslash escape polars does not re-serialise intact when it reads an object into a String
+# column (measured: only \", \/ and \n survive); a file holding one takes the exact path.
+ESCAPES_POLARS_MANGLES = re.compile(rb'\\[^"/n]')
 
 
 def _body(data: bytes) -> bytes:
@@ -50,7 +51,7 @@ def parse_raw(buffer: bytes) -> pl.DataFrame:
 _SCHEMA_WITHOUT_VERSION = {k: v for k, v in RAW_ACTION_SCHEMA.items() if k != "_v"}
 
 
-def _read_plain(blobs: Sequence[tuple[int, str, bytes]]) -> pl.DataFrame | None:
+def _read_plain(blobs: Sequence[Blob]) -> pl.DataFrame | None:
     """Join the files as they are; the version column comes from per-file line counts.
 
     Only when every non-empty file starts with ``{`` and so does every line after the first
@@ -81,9 +82,6 @@ def _read_plain(blobs: Sequence[tuple[int, str, bytes]]) -> pl.DataFrame | None:
     if raw.height != total:
         return None
     return raw.insert_column(0, pl.Series("_v", np.repeat(versions, counts)))
-
-
-Blob = tuple[int, str, bytes]  # (version, file name, the file's bytes)
 
 
 def read_commits(blobs: Sequence[Blob]) -> pl.DataFrame:
@@ -200,7 +198,7 @@ def _parse_clean(joined: JoinedCommits) -> _Clean | None:
 def _escaped_files(
     data: npt.NDArray[np.uint8], ends: npt.NDArray[np.int64], stops: npt.NDArray[np.int64]
 ) -> npt.NDArray[np.bool_]:
-    """Files where ``_ESCAPES_POLARS_MANGLES`` matches: a backslash followed, inside the same
+    """Files where ``ESCAPES_POLARS_MANGLES`` matches: a backslash followed, inside the same
     file, by a byte other than ``"``, ``/`` or ``n``. In blocks, to bound the temporaries."""
     found: list[npt.NDArray[np.int64]] = []
     for at in range(0, data.size, _SCAN_BLOCK):
@@ -279,8 +277,8 @@ def _read_in_general(blobs: Sequence[Blob]) -> pl.DataFrame:
     if any(
         data[:1] != b"{" and (b := _body(data)) and not b.startswith(b"{") for _, _, data in blobs
     ):
-        return _read_exactly(blobs)  # names the file whose first line is not a JSON object
-    exact = [i for i, (_, _, data) in enumerate(blobs) if _ESCAPES_POLARS_MANGLES.search(data)]
+        return read_exactly(blobs)  # names the file whose first line is not a JSON object
+    exact = [i for i, (_, _, data) in enumerate(blobs) if ESCAPES_POLARS_MANGLES.search(data)]
     exact_set = set(exact)  # once: `i not in set(exact)` per file was O(files x exact)
     fast = [blob for i, blob in enumerate(blobs) if i not in exact_set] if exact else list(blobs)
     plain = _read_plain(fast)
@@ -291,9 +289,9 @@ def _read_in_general(blobs: Sequence[Blob]) -> pl.DataFrame:
         try:
             raw = parse_raw(buffer)
         except (pl.exceptions.PolarsError, ValueError):
-            return _read_exactly(blobs)
+            return read_exactly(blobs)
         if raw["_v"].null_count():
-            return _read_exactly(blobs)
+            return read_exactly(blobs)
     return _patch_exact(raw, exact, blobs)
 
 
@@ -304,7 +302,7 @@ def _patch_exact(raw: pl.DataFrame, exact: list[int], blobs: Sequence[Blob]) -> 
         exact = sorted(set(exact) | {i for i, (v, _, _) in enumerate(blobs) if v in mangled})
     if not exact:
         return raw
-    patched = pl.concat([raw, _read_exactly([blobs[i] for i in exact])], how="vertical")
+    patched = pl.concat([raw, read_exactly([blobs[i] for i in exact])], how="vertical")
     return patched.sort("_v", maintain_order=True)
 
 
@@ -324,119 +322,3 @@ def _mangled_key_versions(raw: pl.DataFrame) -> set[int]:
     texts += [pl.col(a).struct.field(f) for a, f in _OBJECT_FIELDS if a in raw.columns]
     hit = pl.any_horizontal(t.str.contains(_UNESCAPED_QUOTE).fill_null(False) for t in texts)
     return set(raw.select(pl.col("_v").filter(hit))["_v"].unique().to_list())
-
-
-def _read_exactly(blobs: Sequence[tuple[int, str, bytes]]) -> pl.DataFrame:
-    frames = [_read_one(v, name, data) for v, name, data in blobs]
-    return pl.concat(frames, how="vertical") if frames else parse_raw(b"")
-
-
-def _read_one(version: int, name: str, data: bytes) -> pl.DataFrame:
-    rows: list[dict[str, object]] = []
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise LogCorruptError(name, f"not UTF-8 text (byte {exc.start})", version) from None
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except RecursionError:
-            raise LogCorruptError(name, f"line {number}: JSON nested too deeply", version) from None
-        except ValueError as exc:
-            at_end = getattr(exc, "pos", 0) >= len(line.rstrip()) - 1
-            what = "truncated JSON" if at_end else "invalid JSON"
-            raise LogCorruptError(name, f"line {number}: {what} ({exc})", version) from None
-        if not isinstance(obj, dict):
-            raise LogCorruptError(name, f"line {number}: not a JSON object", version)
-        if _depth(obj) > MAX_JSON_DEPTH:
-            raise LogCorruptError(name, f"line {number}: JSON nested too deeply", version)
-        try:
-            rows.append(_row(version, obj))
-        except (TypeError, ValueError) as exc:
-            raise LogCorruptError(
-                name, f"line {number}: an action has the wrong type: {exc}", version
-            ) from None
-    try:
-        return (
-            pl.DataFrame(rows, schema=RAW_ACTION_SCHEMA, orient="row") if rows else parse_raw(b"")
-        )
-    except (pl.exceptions.PolarsError, TypeError, ValueError, OverflowError) as exc:
-        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise LogCorruptError(name, f"an action has the wrong type: {reason}", version) from None
-
-
-def _as_text(value: object) -> str | None:
-    """What a String-typed column holds: strings as-is, anything else as its JSON text."""
-    if value is None or isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False)
-
-
-def _as_int(value: object) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise TypeError(f"expected a number, got {type(value).__name__}")
-    return int(value)
-
-
-def _as_bool(value: object) -> bool | None:
-    if value is None or isinstance(value, bool):
-        return value
-    raise TypeError(f"expected true or false, got {type(value).__name__}")
-
-
-def _struct(value: object, dtype: pl.Struct) -> dict[str, object] | None:
-    if value is None:
-        return None
-    if not isinstance(value, dict):
-        raise TypeError(f"expected an object, got {type(value).__name__}")
-    out: dict[str, object] = {}
-    for f in dtype.fields:
-        v = value.get(f.name)
-        if isinstance(f.dtype, pl.Struct):
-            out[f.name] = _struct(v, f.dtype)
-        elif f.dtype == pl.String:
-            out[f.name] = _as_text(v)
-        elif f.dtype == pl.Boolean:
-            out[f.name] = _as_bool(v)
-        else:
-            out[f.name] = _as_int(v)
-    return out
-
-
-def _row(version: int, obj: dict[str, object]) -> dict[str, object]:
-    row: dict[str, object] = {"_v": version}
-    for key, dtype in RAW_ACTION_SCHEMA.items():
-        if key == "_v":
-            continue
-        value = obj.get(key)
-        row[key] = _struct(value, dtype) if isinstance(dtype, pl.Struct) else _as_text(value)
-    return row
-
-
-def _depth(obj: object, level: int = 0) -> int:
-    if level > MAX_JSON_DEPTH:
-        return level
-    if isinstance(obj, dict):
-        return max((_depth(v, level + 1) for v in obj.values()), default=level + 1)
-    if isinstance(obj, list):
-        return max((_depth(v, level + 1) for v in obj), default=level + 1)
-    return level
-
-
-def unknown_action_lines(version: int, data: bytes) -> list[str]:
-    """The raw text of every action line whose key Delta does not define (kept, not dropped)."""
-    out: list[str] = []
-    for line in data.decode("utf-8", errors="replace").splitlines():
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(obj, dict) and not any(k in obj for k in KNOWN_ACTIONS):
-            out.append(line)
-    return out

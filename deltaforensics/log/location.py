@@ -6,28 +6,14 @@ ADLS specifics live in :mod:`deltaforensics.log.azure`; other fsspec schemes (``
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
 from urllib.parse import urlparse
 
 import fsspec
 
 from deltaforensics.errors import StorageError
+from deltaforensics.log.resolved_location import ResolvedLocation, plain_reason
 
 AZURE_SCHEMES = ("abfs", "abfss", "az", "azure", "wasb", "wasbs")
-
-
-@dataclass(frozen=True, slots=True)
-class ResolvedLocation:
-    fs: Any
-    root: str
-    display_uri: str
-    classify: Callable[[BaseException], str]
-
-
-def _plain(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {exc}"
 
 
 def resolve_remote(uri: str, storage_options: dict[str, str]) -> ResolvedLocation:
@@ -44,4 +30,4 @@ def resolve_remote(uri: str, storage_options: dict[str, str]) -> ResolvedLocatio
         fs, root = fsspec.core.url_to_fs(uri, **storage_options)
     except (ImportError, ValueError) as exc:
         raise StorageError(uri, f"cannot open this URL scheme: {exc}") from None
-    return ResolvedLocation(fs=fs, root=root, display_uri=uri, classify=_plain)
+    return ResolvedLocation(fs=fs, root=root, display_uri=uri, classify=plain_reason)

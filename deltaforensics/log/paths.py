@@ -105,29 +105,23 @@ def parse_log_path(name: str) -> LogPath | None:
     return None
 
 
+# One name format per kind: ``v`` is the 20-digit version, ``p`` the LogPath.
+_NAME_FORMATS: dict[LogFileKind, str] = {
+    LogFileKind.COMMIT: "{v}.json",
+    LogFileKind.CHECKPOINT: "{v}.checkpoint.parquet",
+    LogFileKind.CHECKPOINT_PART: "{v}.checkpoint.{p.part:010d}.{p.num_parts:010d}.parquet",
+    LogFileKind.CHECKPOINT_V2: "{v}.checkpoint.{p.uuid}.{p.file_format}",
+    LogFileKind.COMPACTED: "{v}.{p.end_version:020d}.compacted.json",
+    LogFileKind.CRC: "{v}.crc",
+    LogFileKind.LAST_CHECKPOINT: "_last_checkpoint",
+    LogFileKind.STAGED_COMMIT: "_staged_commits/{v}.{p.uuid}.json",
+    LogFileKind.SIDECAR: "{p.name}",
+}
+
+
 def format_log_path(path: LogPath) -> str:
     """Inverse of :func:`parse_log_path` for every kind it recognises."""
-    v = f"{path.version:020d}"
-    match path.kind:
-        case LogFileKind.COMMIT:
-            return f"{v}.json"
-        case LogFileKind.CHECKPOINT:
-            return f"{v}.checkpoint.parquet"
-        case LogFileKind.CHECKPOINT_PART:
-            return f"{v}.checkpoint.{path.part:010d}.{path.num_parts:010d}.parquet"
-        case LogFileKind.CHECKPOINT_V2:
-            return f"{v}.checkpoint.{path.uuid}.{path.file_format}"
-        case LogFileKind.COMPACTED:
-            return f"{v}.{path.end_version:020d}.compacted.json"
-        case LogFileKind.CRC:
-            return f"{v}.crc"
-        case LogFileKind.LAST_CHECKPOINT:
-            return "_last_checkpoint"
-        case LogFileKind.STAGED_COMMIT:
-            return f"_staged_commits/{v}.{path.uuid}.json"
-        case LogFileKind.SIDECAR:
-            return path.name
-    raise AssertionError(path.kind)  # pragma: no cover - exhaustive
+    return _NAME_FORMATS[path.kind].format(v=f"{path.version:020d}", p=path)
 
 
 def commit_name(version: int) -> str:

@@ -145,79 +145,101 @@ def diagnose_listing(
     cp: CheckpointFiles | None,
     exclude: frozenset[tuple[str, ...]],
 ) -> list[Diagnostic]:
-    out: list[Diagnostic] = []
-    versions = listing.commit_versions
-    if versions:
-        missing = [
-            v for v in range(versions[0], min(versions[-1], end) + 1) if v not in listing.commits
-        ]
-        if missing:
-            covered = cp is not None and max(missing) <= cp.version
-            out.append(
-                warning(
-                    COMMIT_GAP,
-                    f"commit(s) {_ranges(missing)} missing from the log"
-                    + (
-                        f"; read around them from checkpoint {cp.version}" if cp and covered else ""
-                    ),
-                    missing[0],
-                )
-            )
-        if versions[0] > 0:
-            out.append(
-                info(
-                    LOG_STARTS_AFTER_ZERO,
-                    f"the retained log starts at version {versions[0]} "
-                    "(older commits were cleaned up); history before it is unknown",
-                    versions[0],
-                )
-            )
-    for names in sorted(exclude):
-        out.append(
+    """Everything in ``listing`` that a segment ending at ``end`` on ``cp`` reads around."""
+    return [
+        *_commit_gaps(listing, end, cp),
+        *(
             warning(
                 CHECKPOINT_FALLBACK,
                 f"checkpoint {names[0]} is unreadable; fell back to an older base",
             )
+            for names in sorted(exclude)
+        ),
+        *_incomplete_checkpoints(listing),
+        *_last_checkpoint_remarks(listing),
+        *_ignored_files(listing),
+    ]
+
+
+def _commit_gaps(listing: LogListing, end: int, cp: CheckpointFiles | None) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    versions = listing.commit_versions
+    if not versions:
+        return out
+    missing = [
+        v for v in range(versions[0], min(versions[-1], end) + 1) if v not in listing.commits
+    ]
+    if missing:
+        covered = cp is not None and max(missing) <= cp.version
+        out.append(
+            warning(
+                COMMIT_GAP,
+                f"commit(s) {_ranges(missing)} missing from the log"
+                + (f"; read around them from checkpoint {cp.version}" if cp and covered else ""),
+                missing[0],
+            )
         )
-    for version, cps in sorted(listing.checkpoints.items()):
-        for c in cps:
-            if not c.complete:
-                out.append(
-                    warning(
-                        INCOMPLETE_CHECKPOINT,
-                        f"multi-part checkpoint at version {version} has {len(c.names)} of "
-                        f"{c.expected_parts} parts; ignored",
-                        version,
-                    )
-                )
+    if versions[0] > 0:
+        out.append(
+            info(
+                LOG_STARTS_AFTER_ZERO,
+                f"the retained log starts at version {versions[0]} "
+                "(older commits were cleaned up); history before it is unknown",
+                versions[0],
+            )
+        )
+    return out
+
+
+def _incomplete_checkpoints(listing: LogListing) -> list[Diagnostic]:
+    return [
+        warning(
+            INCOMPLETE_CHECKPOINT,
+            f"multi-part checkpoint at version {version} has {len(c.names)} of "
+            f"{c.expected_parts} parts; ignored",
+            version,
+        )
+        for version, cps in sorted(listing.checkpoints.items())
+        for c in cps
+        if not c.complete
+    ]
+
+
+def _last_checkpoint_remarks(listing: LogListing) -> list[Diagnostic]:
     hint = listing.last_checkpoint
-    if hint is not None:
-        if hint.version is None:
-            out.append(
-                warning(
-                    LAST_CHECKPOINT_UNREADABLE,
-                    f"_last_checkpoint is {hint.problem}; listed the log instead",
-                )
+    if hint is None:
+        return []
+    if hint.version is None:
+        return [
+            warning(
+                LAST_CHECKPOINT_UNREADABLE,
+                f"_last_checkpoint is {hint.problem}; listed the log instead",
             )
-        elif hint.version not in listing.checkpoints:
-            out.append(
-                warning(
-                    LAST_CHECKPOINT_STALE,
-                    f"_last_checkpoint points to version {hint.version}, which has no checkpoint",
-                    hint.version,
-                )
+        ]
+    if hint.version not in listing.checkpoints:
+        return [
+            warning(
+                LAST_CHECKPOINT_STALE,
+                f"_last_checkpoint points to version {hint.version}, which has no checkpoint",
+                hint.version,
             )
-        else:
-            newest = max(v for v in listing.checkpoints)
-            if hint.version < newest:
-                out.append(
-                    info(
-                        LAST_CHECKPOINT_STALE,
-                        f"_last_checkpoint names version {hint.version}; a newer checkpoint "
-                        f"exists at {newest}",
-                        hint.version,
-                    )
-                )
+        ]
+    newest = max(v for v in listing.checkpoints)
+    if hint.version < newest:
+        return [
+            info(
+                LAST_CHECKPOINT_STALE,
+                f"_last_checkpoint names version {hint.version}; a newer checkpoint "
+                f"exists at {newest}",
+                hint.version,
+            )
+        ]
+    return []
+
+
+def _ignored_files(listing: LogListing) -> list[Diagnostic]:
+    """Staged commits, junk and log compactions: listed, never read."""
+    out: list[Diagnostic] = []
     if listing.staged_commits:
         staged = ", ".join(p.name for p in listing.staged_commits[:5])
         out.append(

@@ -1,4 +1,7 @@
-"""Where log bytes come from. The only module that imports fsspec.
+"""Where log bytes come from: the :class:`LogStore` protocol and its fsspec implementation.
+
+fsspec and adlfs stay inside the log package (here, :mod:`.location` and :mod:`.azure`; a test
+in tests/test_architecture.py holds every other module to that).
 
 A :class:`LogStore` is read-only by construction: it can list ``_delta_log`` and read files,
 nothing else. The table location is resolved once; every path it hands out is relative to

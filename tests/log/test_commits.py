@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from deltaforensics.errors import LogCorruptError
 from deltaforensics.log.commits import (
-    _ESCAPES_POLARS_MANGLES,
+    ESCAPES_POLARS_MANGLES,
     _escaped_files,
     _read_in_general,
     join_commits,
@@ -141,7 +141,7 @@ def test_escapes_are_found_in_the_file_they_are_in(files: list[bytes]) -> None:
     file's first byte; neither may make an escape of a backslash ending the file."""
     joined = join_commits([(v, f"{v}.json", data) for v, data in enumerate(files)])
     found = _escaped_files(np.frombuffer(joined.buffer, np.uint8), joined.ends, joined.stops)
-    assert found.tolist() == [bool(_ESCAPES_POLARS_MANGLES.search(data)) for data in files]
+    assert found.tolist() == [bool(ESCAPES_POLARS_MANGLES.search(data)) for data in files]
 
 
 def test_a_line_not_starting_with_a_brace_is_read_as_before() -> None:

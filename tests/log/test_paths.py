@@ -93,3 +93,12 @@ def test_history_ending_on_a_checkpoint_without_its_commit_does_not_crash(tmp_pa
     loaded = load(open_store(str(table)), mode="history")
     assert loaded.replay.end_version == 30
     assert loaded.segment.checkpoint is not None and loaded.segment.checkpoint.version == 30
+
+
+def test_every_kind_of_log_file_has_a_name_format() -> None:
+    sidecar = LogPath(name="_sidecars/a.parquet", kind=LogFileKind.SIDECAR, file_format="parquet")
+    assert format_log_path(sidecar) == "_sidecars/a.parquet"
+    assert parse_log_path(format_log_path(sidecar)) == sidecar
+    for kind in LogFileKind:
+        path = LogPath(name="n", kind=kind, version=3, part=1, num_parts=2, end_version=4, uuid="u")
+        assert format_log_path(path)
