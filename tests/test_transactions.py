@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gc
 import pickle
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -165,7 +164,7 @@ def test_file_rows_cut_when_read_are_the_commits_rows() -> None:
         files = rep.frames.files.filter(pl.col("source") == "commit")
         for t in reconstruct_transactions(rep):
             counts = t.file_counts
-            copy = replace(t, operation=t.operation)
+            copy = t.revised(operation=t.operation)
             mine = files.filter(pl.col("version") == t.version)
             for frame, action in ((t.added, "add"), (t.removed, "remove")):
                 assert frame.equals(mine.filter(pl.col("action") == action)), (table, t.version)
