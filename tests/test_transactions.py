@@ -16,6 +16,7 @@ from deltaforensics.model.collector import collector_paused
 from deltaforensics.replay import Replay
 from deltaforensics.testing import LogBuilder
 from deltaforensics.transactions import (
+    FLAT_NAMES,
     effective_isolation,
     reads_of,
     reconstruct_transactions,
@@ -174,3 +175,16 @@ def test_file_rows_cut_when_read_are_the_commits_rows() -> None:
             assert thawed.removed.equals(t.removed)
             checked += 1
     assert checked > 400  # every commit of the corpus
+
+
+def test_flat_names_read_and_revise_the_parts_that_hold_them(tmp_path: Path) -> None:
+    t = reconstruct_transactions(_history(tmp_path / "t"))[-1]
+    for name, path in FLAT_NAMES.items():
+        held: Any = t
+        for step in path:
+            held = getattr(held, step)
+        assert getattr(t, name) is held, name
+        marker = object()
+        revised = t.revised(**{name: marker})
+        assert getattr(revised, name) is marker, name
+        assert getattr(t, name) is held, name  # the original is left as it was

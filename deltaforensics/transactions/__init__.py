@@ -1,7 +1,7 @@
 """Per commit: what the transaction read and wrote, as far as the log can tell.
 
-- :mod:`.record`: the :class:`Transaction` and its parts (:class:`Read`, :class:`Writes`,
-  :class:`Provenance`);
+- :mod:`.record`: the :class:`Transaction` and its parts (:class:`Read`, :class:`TableAtRead`,
+  :class:`Writes`, :class:`Provenance`); :mod:`.flat_names`: the flat names callers read it by;
 - :mod:`.builder`: the one place transactions are made, for committed commits and attempted
   statements alike;
 - the semantics it uses: :mod:`.commits` (the commit table's rows, read versions),
@@ -16,6 +16,7 @@ from deltaforensics.transactions.builder import (
     attempted_transaction,
     reconstruct_transactions,
 )
+from deltaforensics.transactions.flat_names import FLAT_NAMES
 from deltaforensics.transactions.isolation import effective_isolation
 from deltaforensics.transactions.operations import (
     CHANGES_DATA,
@@ -24,7 +25,6 @@ from deltaforensics.transactions.operations import (
 )
 from deltaforensics.transactions.reads import reads_of
 from deltaforensics.transactions.record import (
-    FLAT_NAMES,
     MetadataChange,
     Provenance,
     Read,
