@@ -62,6 +62,7 @@ from deltaforensics.transactions import (
     Transaction,
     Writes,
     attempted_transaction,
+    reads_matching,
     reads_of,
 )
 
@@ -187,16 +188,7 @@ def attempt_transaction(
     added = _added_frame(ctx, plan.added, plan.data_change)
     reads = reads_of(plan.operation, plan.params, plan.recorded_blind, profile, md, added, removed)
     if plan.self_read is not None:  # Spark INSERT … SELECT over the target: not blind
-        pred, full, whole, registers, why, sure = _self_read(ctx, plan)
-        reads = Reads(
-            blind=False,
-            partition_predicate=pred,
-            full_predicate=full,
-            whole_table=whole,
-            registers_files=registers,
-            reason=why,
-            confidence=sure,
-        )
+        reads = _self_read(ctx, plan)
     ctx.lower(reads.confidence)
     reason = "; ".join([reads.reason, *dict.fromkeys(ctx.notes)]) if ctx.notes else reads.reason
     return attempted_transaction(
@@ -805,28 +797,22 @@ def _replace(ctx: _Ctx) -> _Plan:
     return plan
 
 
-def _self_read(
-    ctx: _Ctx, plan: _Plan
-) -> tuple[Predicate | None, Predicate | None, bool, bool, str, str]:
+def _self_read(ctx: _Ctx, plan: _Plan) -> Reads:
     """Delta-Spark INSERT … SELECT over the target: the self-read's scan predicate (A.2)."""
     cond = plan.self_read or ctx.stmt.self_read_condition
     if not cond:
-        return (
+        return reads_matching(
             TRUE,
             TRUE,
-            False,
-            True,
             "INSERT … SELECT reads the target table without a plain WHERE: every file counts as read",
             "medium",
         )
     pred = parse_predicate(cond)
     part = partition_read_predicate(pred, ctx.cols)
     why = "; ".join(part.reasons) or f"partition predicate {part.predicate.to_sql()}"
-    return (
+    return reads_matching(
         part.predicate,
         pred,
-        False,
-        True,
         f"INSERT … SELECT reads the target table (WHERE {cond}): {why}",
         "medium",
     )

@@ -23,7 +23,7 @@ from deltaforensics.transactions.operations import (
     COMMIT_LARGE_OPERATIONS,
     WHOLE_TABLE_OPERATIONS,
 )
-from deltaforensics.transactions.reads import reads_of
+from deltaforensics.transactions.reads import reads_matching, reads_of
 from deltaforensics.transactions.record import (
     MetadataChange,
     Provenance,
@@ -48,6 +48,7 @@ __all__ = [
     "Writes",
     "attempted_transaction",
     "effective_isolation",
+    "reads_matching",
     "reads_of",
     "reconstruct_transactions",
 ]

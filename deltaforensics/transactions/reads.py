@@ -13,7 +13,7 @@ from typing import Any
 import polars as pl
 
 from deltaforensics.model.actions import Metadata
-from deltaforensics.predicates.ir import TRUE
+from deltaforensics.predicates.ir import TRUE, Predicate
 from deltaforensics.predicates.parse import ReadPredicateInfo, parse_operation_predicates
 from deltaforensics.predicates.partition import (
     partition_read_predicate,
@@ -73,63 +73,34 @@ def reads_for(
         return _delta_rs_reads(operation, params, info, cols, unknown)
     if recorded_blind is True:
         reason = "blind append: reads nothing" if has_adds else "no file actions: reads nothing"
-        return Reads(
-            blind=True,
-            partition_predicate=None,
-            full_predicate=None,
-            whole_table=False,
-            registers_files=False,
-            reason=reason,
-            confidence="high",
-        )
+        return reads_nothing(reason, "high")
     if not info.reads:
         if recorded_blind is False and (has_adds or has_removes):
-            return Reads(
-                blind=False,
-                partition_predicate=TRUE,
-                full_predicate=TRUE,
-                whole_table=False,
-                registers_files=True,
-                reason=f"{operation} was not a blind append (isBlindAppend=false) but records no predicate: "
+            return reads_matching(
+                TRUE,
+                TRUE,
+                f"{operation} was not a blind append (isBlindAppend=false) but records no predicate: "
                 "it read the table (e.g. a self-join or subquery); assumed to read everything",
-                confidence="low",
+                "low",
             )
         reason = (
             "no file actions: reads nothing"
             if not (has_adds or has_removes)
             else f"{operation} reads nothing"
         )
-        return Reads(
-            blind=True,
-            partition_predicate=None,
-            full_predicate=None,
-            whole_table=False,
-            registers_files=False,
-            reason=reason,
-            confidence="medium" if recorded_blind is None else "high",
-        )
+        return reads_nothing(reason, "medium" if recorded_blind is None else "high")
     if info.source == "written-partitions":
         written = written or []
         pred = written_partitions_predicate(written) if written and cols else TRUE
-        return Reads(
-            blind=False,
-            partition_predicate=pred,
-            full_predicate=pred,
-            whole_table=False,
+        return reads_matching(
+            pred,
+            pred,
+            "dynamic partition overwrite: reads the partitions it writes and registers no read files",
+            "high" if written else "medium",
             registers_files=False,
-            reason="dynamic partition overwrite: reads the partitions it writes and registers no read files",
-            confidence="high" if written else "medium",
         )
     if info.whole_table:
-        return Reads(
-            blind=False,
-            partition_predicate=TRUE,
-            full_predicate=TRUE,
-            whole_table=True,
-            registers_files=True,
-            reason=f"{operation} reads the whole table",
-            confidence="high",
-        )
+        return reads_whole_table(f"{operation} reads the whole table")
     part = partition_read_predicate_for(info, cols)
     reason = "; ".join(part.reasons) or (
         f"partition predicate {part.predicate.to_sql()}"
@@ -137,15 +108,7 @@ def reads_for(
         else "unpartitioned table: no partition precision"
     )
     confidence = "low" if unknown else "medium" if part.reasons and cols else "high"
-    return Reads(
-        blind=False,
-        partition_predicate=part.predicate,
-        full_predicate=info.predicate,
-        whole_table=False,
-        registers_files=True,
-        reason=reason,
-        confidence=confidence,
-    )
+    return reads_matching(part.predicate, info.predicate, reason, confidence)
 
 
 def _delta_rs_reads(
@@ -154,36 +117,70 @@ def _delta_rs_reads(
     """delta-rs reads: the ``predicate`` of WRITE/DELETE/UPDATE/MERGE, else every file."""
     has_predicate = params.get("predicate") not in (None, "", "[]")
     if operation == "MERGE" and not has_predicate:
-        return Reads(
-            blind=False,
-            partition_predicate=TRUE,
-            full_predicate=TRUE,
-            whole_table=True,
-            registers_files=True,
-            reason="delta-rs MERGE without a derived partition predicate reads the whole table",
-            confidence="high",
+        return reads_whole_table(
+            "delta-rs MERGE without a derived partition predicate reads the whole table"
         )
     if operation in ("WRITE", "DELETE", "UPDATE", "MERGE") and has_predicate:
         pred = info.predicate
         part = partition_read_predicate(pred, cols) if cols else None
-        return Reads(
-            blind=False,
-            partition_predicate=part.predicate if part else TRUE,
-            full_predicate=pred,
-            whole_table=False,
-            registers_files=True,
-            reason=f"delta-rs: predicate {pred.to_sql()} matched on partition values and min/max stats",
-            confidence="low" if unknown else "high",
+        return reads_matching(
+            part.predicate if part else TRUE,
+            pred,
+            f"delta-rs: predicate {pred.to_sql()} matched on partition values and min/max stats",
+            "low" if unknown else "high",
         )
+    return reads_matching(
+        None,
+        None,
+        f"delta-rs: {operation} has no predicate, so every file of its snapshot counts as read "
+        "(and no added-files conflict can hit it)",
+        "high",
+    )
+
+
+def reads_nothing(reason: str, confidence: str) -> Reads:
+    """A blind statement: it read nothing, so nothing a winner did can invalidate it."""
     return Reads(
-        blind=False,
+        blind=True,
         partition_predicate=None,
         full_predicate=None,
         whole_table=False,
+        registers_files=False,
+        reason=reason,
+        confidence=confidence,
+    )
+
+
+def reads_whole_table(reason: str) -> Reads:
+    return Reads(
+        blind=False,
+        partition_predicate=TRUE,
+        full_predicate=TRUE,
+        whole_table=True,
         registers_files=True,
-        reason=f"delta-rs: {operation} has no predicate, so every file of its snapshot counts as read "
-        "(and no added-files conflict can hit it)",
+        reason=reason,
         confidence="high",
+    )
+
+
+def reads_matching(
+    partition: Predicate | None,
+    full: Predicate | None,
+    reason: str,
+    confidence: str,
+    *,
+    registers_files: bool = True,
+) -> Reads:
+    """A statement that read the files matching ``full`` (``partition``: its partition part;
+    None for both: it read every file of its snapshot without a predicate)."""
+    return Reads(
+        blind=False,
+        partition_predicate=partition,
+        full_predicate=full,
+        whole_table=False,
+        registers_files=registers_files,
+        reason=reason,
+        confidence=confidence,
     )
 
 
