@@ -140,27 +140,11 @@ def _delta_rs_reads(
 
 def reads_nothing(reason: str, confidence: str) -> Reads:
     """A blind statement: it read nothing, so nothing a winner did can invalidate it."""
-    return Reads(
-        blind=True,
-        partition_predicate=None,
-        full_predicate=None,
-        whole_table=False,
-        registers_files=False,
-        reason=reason,
-        confidence=confidence,
-    )
+    return _read_set(True, None, None, False, False, reason, confidence)
 
 
 def reads_whole_table(reason: str) -> Reads:
-    return Reads(
-        blind=False,
-        partition_predicate=TRUE,
-        full_predicate=TRUE,
-        whole_table=True,
-        registers_files=True,
-        reason=reason,
-        confidence="high",
-    )
+    return _read_set(False, TRUE, TRUE, True, True, reason, "high")
 
 
 def reads_matching(
@@ -173,11 +157,23 @@ def reads_matching(
 ) -> Reads:
     """A statement that read the files matching ``full`` (``partition``: its partition part;
     None for both: it read every file of its snapshot without a predicate)."""
+    return _read_set(False, partition, full, False, registers_files, reason, confidence)
+
+
+def _read_set(
+    blind: bool,
+    partition: Predicate | None,
+    full: Predicate | None,
+    whole_table: bool,
+    registers_files: bool,
+    reason: str,
+    confidence: str,
+) -> Reads:
     return Reads(
-        blind=False,
+        blind=blind,
         partition_predicate=partition,
         full_predicate=full,
-        whole_table=False,
+        whole_table=whole_table,
         registers_files=registers_files,
         reason=reason,
         confidence=confidence,
