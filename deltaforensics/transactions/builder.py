@@ -89,8 +89,8 @@ def committed_transaction(history: CommitHistory, commit: CommitRow) -> Transact
     )
     return Transaction(
         version=v,
-        read=Read.at(
-            reads,
+        read=Read(
+            reads=reads,
             version=read_version,
             version_source=rv_source,
             isolation=statement.isolation,
@@ -131,8 +131,8 @@ def attempted_transaction(
     isolation, isolation_source = effective_isolation(recorded_isolation, md.configuration, profile)
     return Transaction(
         version=None,
-        read=Read.at(
-            reads,
+        read=Read(
+            reads=reads,
             version=read_version,
             version_source=read_version_source,
             isolation=isolation,

@@ -22,13 +22,13 @@ FLAT_NAMES: dict[str, tuple[str, ...]] = {
     "read_version_source": ("read", "version_source"),
     "isolation": ("read", "isolation"),
     "isolation_source": ("read", "isolation_source"),
-    "blind": ("read", "blind"),
-    "read_predicate": ("read", "partition_predicate"),
-    "full_predicate": ("read", "full_predicate"),
-    "read_whole_table": ("read", "whole_table"),
-    "registers_read_files": ("read", "registers_files"),
-    "read_reason": ("read", "reason"),
-    "confidence": ("read", "confidence"),
+    "blind": ("read", "reads", "blind"),
+    "read_predicate": ("read", "reads", "partition_predicate"),
+    "full_predicate": ("read", "reads", "full_predicate"),
+    "read_whole_table": ("read", "reads", "whole_table"),
+    "registers_read_files": ("read", "reads", "registers_files"),
+    "read_reason": ("read", "reads", "reason"),
+    "confidence": ("read", "reads", "confidence"),
     "partition_columns": ("table", "partition_columns"),
     "physical_names": ("table", "physical_names"),
     "column_types": ("table", "column_types"),
@@ -115,31 +115,31 @@ class FlatNames:
 
     @property
     def blind(self) -> bool:
-        return self.read.blind
+        return self.read.reads.blind
 
     @property
     def read_predicate(self) -> Predicate | None:
-        return self.read.partition_predicate
+        return self.read.reads.partition_predicate
 
     @property
     def full_predicate(self) -> Predicate | None:
-        return self.read.full_predicate
+        return self.read.reads.full_predicate
 
     @property
     def read_whole_table(self) -> bool:
-        return self.read.whole_table
+        return self.read.reads.whole_table
 
     @property
     def registers_read_files(self) -> bool:
-        return self.read.registers_files
+        return self.read.reads.registers_files
 
     @property
     def read_reason(self) -> str:
-        return self.read.reason
+        return self.read.reads.reason
 
     @property
     def confidence(self) -> str:
-        return self.read.confidence
+        return self.read.reads.confidence
 
     @property
     def partition_columns(self) -> tuple[str, ...]:

@@ -1,7 +1,8 @@
 """The transaction record: what one commit (or one attempted statement) read, what it wrote,
 and how we know, each a small typed part that :class:`Transaction` composes.
 
-No two transactions share a mutable value. :class:`Transaction` also answers to the flat
+Every commit that repeats a statement shares its frozen :class:`Reads`; no two transactions
+share a mutable value. :class:`Transaction` also answers to the flat
 names callers read it by (:mod:`.flat_names`).
 """
 
@@ -59,38 +60,15 @@ class TableAtRead:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Read(Reads):
-    """What the transaction read: what its statement read, of which snapshot version, at which
-    isolation level."""
+class Read:
+    """What the transaction read: what its statement read (``reads``, shared by every commit
+    that repeats the statement), of which snapshot version, at which isolation level."""
 
     version: int | None  # the snapshot's (readVersion)
     version_source: str  # where ``version`` came from
     isolation: IsolationLevel
     isolation_source: str
-
-    @classmethod
-    def at(
-        cls,
-        reads: Reads,
-        *,
-        version: int | None,
-        version_source: str,
-        isolation: IsolationLevel,
-        isolation_source: str,
-    ) -> Read:
-        return cls(
-            blind=reads.blind,
-            partition_predicate=reads.partition_predicate,
-            full_predicate=reads.full_predicate,
-            whole_table=reads.whole_table,
-            registers_files=reads.registers_files,
-            reason=reads.reason,
-            confidence=reads.confidence,
-            version=version,
-            version_source=version_source,
-            isolation=isolation,
-            isolation_source=isolation_source,
-        )
+    reads: Reads
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
