@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gc
 import pickle
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +15,7 @@ from deltaforensics.errors import DeltaForensicsError
 from deltaforensics.model.collector import collector_paused
 from deltaforensics.replay import Replay
 from deltaforensics.transactions import (
+    FLAT_NAMES,
     effective_isolation,
     reads_of,
     reconstruct_transactions,
@@ -165,7 +165,7 @@ def test_file_rows_cut_when_read_are_the_commits_rows() -> None:
         files = rep.frames.files.filter(pl.col("source") == "commit")
         for t in reconstruct_transactions(rep):
             counts = t.file_counts
-            copy = replace(t, operation=t.operation)
+            copy = t.revised(operation=t.operation)
             mine = files.filter(pl.col("version") == t.version)
             for frame, action in ((t.added, "add"), (t.removed, "remove")):
                 assert frame.equals(mine.filter(pl.col("action") == action)), (table, t.version)
@@ -175,3 +175,16 @@ def test_file_rows_cut_when_read_are_the_commits_rows() -> None:
             assert thawed.removed.equals(t.removed)
             checked += 1
     assert checked > 400  # every commit of the corpus
+
+
+def test_flat_names_read_and_revise_the_parts_that_hold_them(tmp_path: Path) -> None:
+    t = reconstruct_transactions(_history(tmp_path / "t"))[-1]
+    for name, path in FLAT_NAMES.items():
+        held: Any = t
+        for step in path:
+            held = getattr(held, step)
+        assert getattr(t, name) is held, name
+        marker = object()
+        revised = t.revised(**{name: marker})
+        assert getattr(revised, name) is marker, name
+        assert getattr(t, name) is held, name  # the original is left as it was

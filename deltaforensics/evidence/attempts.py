@@ -56,7 +56,15 @@ from deltaforensics.statements import (
     normalise_condition,
     parse_statement,
 )
-from deltaforensics.transactions import Transaction, effective_isolation, reads_of
+from deltaforensics.transactions import (
+    MetadataChange,
+    Reads,
+    Transaction,
+    Writes,
+    attempted_transaction,
+    reads_matching,
+    reads_of,
+)
 
 HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
 ATTEMPT_SOURCE = "attempt"  # ``source`` of the synthetic file rows
@@ -175,64 +183,31 @@ def attempt_transaction(
     )
     added = _added_frame(ctx, plan.added, plan.data_change)
     reads = reads_of(plan.operation, plan.params, plan.recorded_blind, profile, md, added, removed)
-    read_predicate, full_predicate = reads.partition_predicate, reads.full_predicate
-    whole, registers, reason, confidence = (
-        reads.whole_table,
-        reads.registers_files,
-        reads.reason,
-        reads.confidence,
-    )
-    if plan.self_read is not None:
-        read_predicate, full_predicate, whole, registers, reason, confidence = _self_read(ctx, plan)
-    ctx.lower(confidence)
-    isolation, isolation_source = effective_isolation(
-        plan.recorded_isolation if ctx.writer.records_isolation_level else None,
-        md.configuration,
-        profile,
-    )
-    domains = replay.domains_at(read_version)
-    config = md.configuration
-    if ctx.notes:
-        reason = "; ".join([reason, *dict.fromkeys(ctx.notes)])
-    return Transaction(
-        version=None,
+    if plan.self_read is not None:  # Spark INSERT … SELECT over the target: not blind
+        reads = _self_read(ctx, plan)
+    ctx.lower(reads.confidence)
+    reason = "; ".join([reads.reason, *dict.fromkeys(ctx.notes)]) if ctx.notes else reads.reason
+    return attempted_transaction(
+        sql,
+        replay,
         read_version=read_version,
         read_version_source=read_version_source,
+        profile=profile,
         operation=plan.operation,
         parameters=plan.params,
-        profile=profile,
-        isolation=isolation,
-        isolation_source=isolation_source,
-        is_blind_append=plan.recorded_blind,
-        blind=reads.blind and plan.self_read is None,
-        read_predicate=read_predicate,
-        full_predicate=full_predicate,
-        read_whole_table=whole,
-        registers_read_files=registers,
-        read_reason=reason,
-        confidence=ctx.confidence,
-        added=added,
-        removed=removed,
-        changes_metadata=plan.changes_metadata,
-        changes_protocol=plan.changes_protocol,
-        metadata_change_keys=plan.change_keys,
-        metadata_change_other=plan.change_other,
-        app_ids=frozenset({str(txn[0])}) if txn else frozenset(),
-        partition_columns=md.partition_columns,
-        physical_names={c: md.physical_name(c) for c in md.partition_columns},
-        column_types=md.column_types,
-        has_deletion_vectors=config.get("delta.enableDeletionVectors", "").lower() == "true",
-        clustered=bool(domains.get("delta.clustering") or domains.get("delta.liquid")),
-        z_order=plan.z_order,
-        timestamp=None,
-        commit_info={
-            "operation": plan.operation,
-            "operationParameters": plan.params,
-            "readVersion": read_version,
-        },
-        has_commit_info=True,
-        statement=sql.strip(),
-        dynamic_partition_overwrite=plan.dynamic,
+        recorded_blind=plan.recorded_blind,
+        recorded_isolation=plan.recorded_isolation if ctx.writer.records_isolation_level else None,
+        reads=replace(reads, reason=reason, confidence=ctx.confidence),
+        written=Writes(
+            added=added,
+            removed=removed,
+            changes_metadata=plan.changes_metadata,
+            changes_protocol=plan.changes_protocol,
+            metadata_change=MetadataChange(keys=plan.change_keys, other=plan.change_other),
+            app_ids=frozenset({str(txn[0])}) if txn else frozenset(),
+            dynamic_partition_overwrite=plan.dynamic,
+            z_order=plan.z_order,
+        ),
     )
 
 
@@ -752,28 +727,22 @@ def _replace(ctx: _Ctx) -> _Plan:
     return plan
 
 
-def _self_read(
-    ctx: _Ctx, plan: _Plan
-) -> tuple[Predicate | None, Predicate | None, bool, bool, str, str]:
+def _self_read(ctx: _Ctx, plan: _Plan) -> Reads:
     """Delta-Spark INSERT … SELECT over the target: the self-read's scan predicate (A.2)."""
     cond = plan.self_read or ctx.stmt.self_read_condition
     if not cond:
-        return (
+        return reads_matching(
             TRUE,
             TRUE,
-            False,
-            True,
             "INSERT … SELECT reads the target table without a plain WHERE: every file counts as read",
             "medium",
         )
     pred = parse_predicate(cond)
     part = partition_read_predicate(pred, ctx.cols)
     why = "; ".join(part.reasons) or f"partition predicate {part.predicate.to_sql()}"
-    return (
+    return reads_matching(
         part.predicate,
         pred,
-        False,
-        True,
         f"INSERT … SELECT reads the target table (WHERE {cond}): {why}",
         "medium",
     )

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from deltaforensics.conflicts.checker import COMMITS, Verdict, check
@@ -114,8 +114,8 @@ def sample_cells(
             if key in seen or w.version - 1 < first:
                 continue
             seen.add(key)
-            hypothetical = replace(
-                lo, read_version=w.version - 1, read_version_source="what-if overlap"
+            hypothetical = lo.revised(
+                read_version=w.version - 1, read_version_source="what-if overlap"
             )
             before = check(hypothetical, [w], profile=lo.profile, history=replay)
             samples.append(Sample(loser=hypothetical, winner=w, before=before))

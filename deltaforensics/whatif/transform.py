@@ -16,7 +16,7 @@ usable on the rewritten pair.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import polars as pl
@@ -140,7 +140,7 @@ class Rewriter:
             elif isinstance(change, IsolationChange):
                 t = with_isolation(t, change.level)
             elif isinstance(change, DeletionVectors) and not t.has_deletion_vectors:
-                t = replace(t, has_deletion_vectors=True)
+                t = t.revised(has_deletion_vectors=True)
             elif isinstance(change, MarkBlindAppends) and writer_of(t) == change.writer:
                 t = marked_blind(t)
         return t, unknown
@@ -230,8 +230,7 @@ def _scheduled_apart(
 
 def _unpartitioned(t: Transaction, *, clustered: bool) -> Transaction:
     """No partition columns: Delta-Spark has no partition precision (A.6.2)."""
-    return replace(
-        t,
+    return t.revised(
         partition_columns=(),
         physical_names={},
         read_predicate=None if t.read_predicate is None else TRUE,
@@ -286,8 +285,7 @@ def _repartitioned(
         expr = to_polars(keep, name_map={c: c for c in cols}, types=t.column_types, fields=cols)
         added = added.filter(expr | pl.col(UNKNOWN))
         removed = removed.filter(expr | pl.col(UNKNOWN))
-    rewritten = replace(
-        t,
+    rewritten = t.revised(
         added=added,
         removed=removed,
         partition_columns=cols,
@@ -339,12 +337,12 @@ def explicit_predicates(t: Transaction, operations: Sequence[str]) -> Transactio
             if t.read_whole_table or t.full_predicate is None
             else all_of(t.full_predicate, literal)
         )
-        return replace(t, read_predicate=literal, full_predicate=full, read_whole_table=False)
+        return t.revised(read_predicate=literal, full_predicate=full, read_whole_table=False)
     info = parse_operation_predicates(t.operation, t.parameters)
     if info.has_not_matched_by_source or t.read_whole_table:
         return t  # Delta reads the whole table whatever the ON condition says
     full = literal if t.full_predicate is None else all_of(t.full_predicate, literal)
-    return replace(t, read_predicate=all_of(t.read_predicate, literal), full_predicate=full)
+    return t.revised(read_predicate=all_of(t.read_predicate, literal), full_predicate=full)
 
 
 def with_isolation(t: Transaction, value: str) -> Transaction:
@@ -360,7 +358,7 @@ def with_isolation(t: Transaction, value: str) -> Transaction:
         )
     else:
         source = f"what-if: table property delta.isolationLevel={value}"
-    return t if level is t.isolation else replace(t, isolation=level, isolation_source=source)
+    return t if level is t.isolation else t.revised(isolation=level, isolation_source=source)
 
 
 def is_pure_append(t: Transaction) -> bool:
@@ -383,4 +381,4 @@ def is_pure_append(t: Transaction) -> bool:
 def marked_blind(t: Transaction) -> Transaction:
     if t.is_blind_append is True or not is_pure_append(t):
         return t
-    return replace(t, is_blind_append=True)
+    return t.revised(is_blind_append=True)

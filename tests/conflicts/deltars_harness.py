@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -101,7 +100,7 @@ def run_pair(tmp: Path, op_a: Op, op_b: Op, **setup_kw: Any) -> tuple[str, str, 
     )
     rep = load(open_store(str(analysis)), mode="history").replay
     txns = reconstruct_transactions(rep, profile=delta_rs())
-    loser = replace(txns[winner_version + 1], read_version=base, read_version_source="test harness")
+    loser = txns[winner_version + 1].revised(read_version=base, read_version_source="test harness")
     verdict = check(loser, [txns[winner_version]], profile=delta_rs(), history=rep)
     return outcome, verdict.outcome, verdict.reason
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -162,7 +162,7 @@ def load_race(path: Path, variant: Variant, read_version: int) -> Race:
     txns = reconstruct_transactions(rep, profile=variant.profile)
     loser = txns[-1]
     if loser.read_version is None:  # delta-rs records no readVersion for appends
-        loser = replace(loser, read_version=read_version, read_version_source="scenario")
+        loser = loser.revised(read_version=read_version, read_version_source="scenario")
     assert loser.read_version == read_version, (loser.read_version, read_version)
     assert loser.version is not None
     winners = [

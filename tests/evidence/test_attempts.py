@@ -1,7 +1,7 @@
 """``explain --attempt``: SQL -> the transaction it would have committed -> a verdict.
 
 The core property: an attempted statement reads exactly what the equivalent *committed*
-operation reads (both go through ``transactions._reads``), so for every statement form a
+operation reads (both go through ``transactions.reads.reads_for``), so for every statement form a
 LogBuilder commit of the same operation is reconstructed and compared. The rest pins the write
 estimates, verdicts on the sample logs, the report entries and the error messages.
 """

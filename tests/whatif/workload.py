@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -127,8 +127,8 @@ def evidence(path: Path, results: Sequence[StepResult]) -> tuple[ConflictAnalysi
             loser = by_version[r.loser_version]
         else:
             rep = load(open_store(str(r.shadow)), mode="history").replay
-            loser = replace(reconstruct_transactions(rep)[-1], version=None, statement=r.name)
-        loser = replace(loser, read_version=r.base, read_version_source="stale snapshot (test)")
+            loser = reconstruct_transactions(rep)[-1].revised(version=None, statement=r.name)
+        loser = loser.revised(read_version=r.base, read_version_source="stale snapshot (test)")
         observed.append(
             Observed(
                 loser=loser,

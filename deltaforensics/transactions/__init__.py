@@ -1,0 +1,53 @@
+"""Per commit: what the transaction read and wrote, as far as the log can tell.
+
+- :mod:`.record`: the :class:`Transaction` and its parts (:class:`Read`, :class:`TableAtRead`,
+  :class:`Writes`, :class:`Provenance`); :mod:`.flat_names`: the flat names callers read it by;
+- :mod:`.builder`: the one place transactions are made, for committed commits and attempted
+  statements alike;
+- the semantics it uses: :mod:`.commits` (the commit table's rows, read versions),
+  :mod:`.isolation`, :mod:`.reads` (read predicates), :mod:`.metadata_change`,
+  :mod:`.operations`;
+- the speed memos, apart: :mod:`.memos` (pure caches, ``AsOf``) and :mod:`.history` (the
+  per-history lookups);
+"""
+
+from deltaforensics.transactions.builder import (
+    attempted_transaction,
+    reconstruct_transactions,
+)
+from deltaforensics.transactions.flat_names import FLAT_NAMES
+from deltaforensics.transactions.isolation import effective_isolation
+from deltaforensics.transactions.operations import (
+    CHANGES_DATA,
+    COMMIT_LARGE_OPERATIONS,
+    WHOLE_TABLE_OPERATIONS,
+)
+from deltaforensics.transactions.reads import reads_matching, reads_of
+from deltaforensics.transactions.record import (
+    MetadataChange,
+    Provenance,
+    Read,
+    Reads,
+    TableAtRead,
+    Transaction,
+    Writes,
+)
+
+__all__ = [
+    "CHANGES_DATA",
+    "COMMIT_LARGE_OPERATIONS",
+    "FLAT_NAMES",
+    "WHOLE_TABLE_OPERATIONS",
+    "MetadataChange",
+    "Provenance",
+    "Read",
+    "Reads",
+    "TableAtRead",
+    "Transaction",
+    "Writes",
+    "attempted_transaction",
+    "effective_isolation",
+    "reads_matching",
+    "reads_of",
+    "reconstruct_transactions",
+]
