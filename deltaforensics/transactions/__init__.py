@@ -1,7 +1,7 @@
 """Per commit: what the transaction read and wrote, as far as the log can tell.
 
-- :mod:`.record`: the :class:`Transaction` and its parts (:class:`Read`, :class:`TableAtRead`,
-  :class:`Writes`, :class:`Provenance`); :mod:`.flat_names`: the flat names callers read it by;
+- :mod:`.record`: the :class:`Transaction`; :mod:`.parts`: its parts (:class:`Read`,
+  :class:`TableAtRead`, :class:`Writes`, :class:`Provenance`); :mod:`.flat_names`: the flat names callers read it by;
 - :mod:`.builder`: the one place transactions are made, for committed commits and attempted
   statements alike;
 - the semantics it uses: :mod:`.commits` (the commit table's rows, read versions),
@@ -22,16 +22,16 @@ from deltaforensics.transactions.operations import (
     COMMIT_LARGE_OPERATIONS,
     WHOLE_TABLE_OPERATIONS,
 )
-from deltaforensics.transactions.reads import reads_matching, reads_of
-from deltaforensics.transactions.record import (
+from deltaforensics.transactions.parts import (
     MetadataChange,
     Provenance,
     Read,
     Reads,
     TableAtRead,
-    Transaction,
     Writes,
 )
+from deltaforensics.transactions.reads import reads_matching, reads_of
+from deltaforensics.transactions.record import Transaction
 
 __all__ = [
     "CHANGES_DATA",

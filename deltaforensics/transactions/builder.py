@@ -18,16 +18,16 @@ from deltaforensics.transactions.history import CommitHistory
 from deltaforensics.transactions.isolation import effective_isolation
 from deltaforensics.transactions.memos import operation_predicates
 from deltaforensics.transactions.metadata_change import drops_features, metadata_change
-from deltaforensics.transactions.reads import is_dynamic_partition_overwrite, reads_of
-from deltaforensics.transactions.record import (
+from deltaforensics.transactions.parts import (
     MetadataChange,
     Provenance,
     Read,
     Reads,
     TableAtRead,
-    Transaction,
     Writes,
 )
+from deltaforensics.transactions.reads import is_dynamic_partition_overwrite, reads_of
+from deltaforensics.transactions.record import Transaction
 
 
 def reconstruct_transactions(rep: Replay, *, profile: Profile | None = None) -> list[Transaction]:

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from deltaforensics.model.ids import IsolationLevel
     from deltaforensics.predicates.ir import Predicate
     from deltaforensics.profiles import Profile
-    from deltaforensics.transactions.record import Provenance, Read, TableAtRead, Writes
+    from deltaforensics.transactions.parts import Provenance, Read, TableAtRead, Writes
 
 # flat name -> the path of parts that holds it
 FLAT_NAMES: dict[str, tuple[str, ...]] = {

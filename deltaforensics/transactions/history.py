@@ -24,7 +24,7 @@ from deltaforensics.transactions.memos import (
     recorded_isolation,
     recurring_reads,
 )
-from deltaforensics.transactions.record import Reads, TableAtRead
+from deltaforensics.transactions.parts import Reads, TableAtRead
 
 
 @dataclass(frozen=True, slots=True)

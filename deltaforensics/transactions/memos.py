@@ -16,8 +16,8 @@ from deltaforensics.predicates.operations import ReadPredicateInfo, parse_operat
 from deltaforensics.profiles import Profile, profile_for
 from deltaforensics.transactions.decode import json_or_none, parameters_of
 from deltaforensics.transactions.isolation import effective_isolation
+from deltaforensics.transactions.parts import Reads
 from deltaforensics.transactions.reads import reads_for
-from deltaforensics.transactions.record import Reads
 
 _V = TypeVar("_V")
 

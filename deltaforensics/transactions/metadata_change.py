@@ -6,7 +6,7 @@ from typing import Any
 
 from deltaforensics.model.actions import Metadata, Protocol
 from deltaforensics.transactions.decode import json_or_none
-from deltaforensics.transactions.record import MetadataChange
+from deltaforensics.transactions.parts import MetadataChange
 
 _MAPPING_PREFIX = "delta.columnMapping."
 

@@ -21,7 +21,7 @@ from deltaforensics.predicates.partition import (
     written_partitions_predicate,
 )
 from deltaforensics.profiles import Profile
-from deltaforensics.transactions.record import Reads
+from deltaforensics.transactions.parts import Reads
 
 
 def reads_of(
