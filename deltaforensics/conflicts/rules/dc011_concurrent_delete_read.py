@@ -21,10 +21,12 @@ every file of its snapshot as read when it has no predicate (plain appends, OPTI
 
 from __future__ import annotations
 
-import polars as pl
-
-from deltaforensics.conflicts.rule import Finding, Rule, RuleContext, hint, partitions_of, paths
-from deltaforensics.conflicts.rules._shared import databricks_tolerates, winner_removes
+from deltaforensics.conflicts.rule import Finding, Rule, RuleContext, paths
+from deltaforensics.conflicts.rules._shared import (
+    databricks_tolerates,
+    removed_again,
+    winner_removes,
+)
 from deltaforensics.profiles import Check
 
 
@@ -50,18 +52,16 @@ def check(ctx: RuleContext) -> Finding | None:
         confidence = "low"
     if read.is_empty():
         return None
-    hits = removes.filter(pl.col("path").is_in(read["path"].implode()))
-    if hits.is_empty():
+    hits = removed_again(ctx, removes, read)
+    if hits is None:
         return None
-    parts = partitions_of(hits, lo)
-    where = f" in partition {hint(parts)}" if parts else ""
     return Finding(
         code="DC011",
         exception="ConcurrentDeleteReadException",
-        reason=f"v{w.version} ({w.operation}) removed {hits.height} file(s) this transaction read "
-        f"(for example {hits['path'][0]}{where})",
-        files=paths(hits),
-        partitions=parts,
+        reason=f"v{w.version} ({w.operation}) removed {hits.files.height} file(s) this transaction "
+        f"read (for example {hits.example})",
+        files=paths(hits.files),
+        partitions=hits.partitions,
         confidence="medium" if confidence == "high" and lo.operation != "OPTIMIZE" else confidence,
     )
 
