@@ -44,12 +44,15 @@ def same_rows(ctx: RuleContext) -> bool:
     return a is not None and a == b and a != TRUE
 
 
-def winner_removes(ctx: RuleContext, *, skip_compaction: bool) -> pl.DataFrame:
-    """The winner's removes a file-level check compares; ``skip_compaction``: the profile's
-    check ignores ``dataChange=false`` removes (compaction)."""
+def compared_removes(ctx: RuleContext, *, skip_compaction: bool) -> pl.DataFrame | None:
+    """The winner's removes a file-level check compares; ``None`` when there are none or
+    Databricks tolerates the pair. ``skip_compaction``: the profile's check ignores
+    ``dataChange=false`` removes (compaction)."""
     removes = ctx.winner.removed
     if skip_compaction and removes.height:
         removes = removes.filter(pl.col("data_change").fill_null(True))
+    if removes.is_empty() or databricks_tolerates(ctx):
+        return None
     return removes
 
 

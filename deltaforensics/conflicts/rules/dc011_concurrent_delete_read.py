@@ -23,9 +23,8 @@ from __future__ import annotations
 
 from deltaforensics.conflicts.rule import Finding, Rule, RuleContext, paths
 from deltaforensics.conflicts.rules._shared import (
-    databricks_tolerates,
+    compared_removes,
     removed_again,
-    winner_removes,
 )
 from deltaforensics.profiles import Check
 
@@ -34,8 +33,10 @@ def check(ctx: RuleContext) -> Finding | None:
     w, lo = ctx.winner, ctx.loser
     if not ctx.profile.checks_read_files or lo.blind:
         return None
-    removes = winner_removes(ctx, skip_compaction=ctx.profile.delete_read_skips_compaction_removes)
-    if removes.is_empty() or databricks_tolerates(ctx):
+    removes = compared_removes(
+        ctx, skip_compaction=ctx.profile.delete_read_skips_compaction_removes
+    )
+    if removes is None:
         return None
     if ctx.read_whole_table:
         return Finding(

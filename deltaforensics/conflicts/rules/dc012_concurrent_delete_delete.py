@@ -26,19 +26,20 @@ from __future__ import annotations
 
 from deltaforensics.conflicts.rule import Finding, Rule, RuleContext, paths
 from deltaforensics.conflicts.rules._shared import (
-    databricks_tolerates,
+    compared_removes,
     removed_again,
-    winner_removes,
 )
 from deltaforensics.profiles import Check
 
 
 def check(ctx: RuleContext) -> Finding | None:
     w, lo = ctx.winner, ctx.loser
-    removes = winner_removes(
+    if lo.removed.is_empty():
+        return None
+    removes = compared_removes(
         ctx, skip_compaction=ctx.profile.delete_delete_skips_compaction_removes
     )
-    if removes.is_empty() or lo.removed.is_empty() or databricks_tolerates(ctx):
+    if removes is None:
         return None
     hits = removed_again(ctx, removes, lo.removed)
     if hits is None:
