@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from deltaforensics.cli.engine_choice import chosen_engine
-from deltaforensics.cli.invocation import invocation_of
+from deltaforensics.cli.invocation import table_command_invocation
 from deltaforensics.cli.options import (
     EngineChoice,
     RedactOpt,
@@ -39,8 +39,7 @@ def history(
     redact: RedactOpt = False,
 ) -> None:
     """One row per commit: operation, parameters, readVersion, isolation level, writer, files."""
-    invocation = invocation_of(ctx)
-    invocation.redact = redact
+    invocation = table_command_invocation(ctx, redact=redact)
     from deltaforensics.analysis import load_commits  # noqa: PLC0415
     from deltaforensics.report.document import history_document  # noqa: PLC0415
     from deltaforensics.report.history import history_text  # noqa: PLC0415

@@ -45,3 +45,11 @@ def invocation_of(ctx: typer.Context) -> Invocation:
     """The run's :class:`Invocation`; a fresh one when the app is called without :func:`main`
     (typer's test runner)."""
     return ctx.ensure_object(Invocation)
+
+
+def table_command_invocation(ctx: typer.Context, *, redact: bool) -> Invocation:
+    """The run's :class:`Invocation` as a one-table command starts it: ``--redact`` is recorded
+    before anything can fail, so that opening the table's storage already fails redacted."""
+    invocation = invocation_of(ctx)
+    invocation.redact = redact
+    return invocation

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from deltaforensics.cli.engine_choice import chosen_engine
-from deltaforensics.cli.invocation import invocation_of
+from deltaforensics.cli.invocation import table_command_invocation
 from deltaforensics.cli.options import (
     EngineChoice,
     RedactOpt,
@@ -37,8 +37,7 @@ def snapshot(
     redact: RedactOpt = False,
 ) -> None:
     """The live files of the table at a version."""
-    invocation = invocation_of(ctx)
-    invocation.redact = redact
+    invocation = table_command_invocation(ctx, redact=redact)
     from deltaforensics.analysis import load  # noqa: PLC0415
     from deltaforensics.engines.polars_engine import PolarsEngine  # noqa: PLC0415
     from deltaforensics.report.document import snapshot_document  # noqa: PLC0415

@@ -163,17 +163,16 @@ def metadata_changes_during_races(txns: Sequence[Transaction]) -> list[Anomaly]:
     # metadata changes are few; scanning every commit per race was O(races x commits)
     changes = [w for w in txns if w.version is not None and w.changes_metadata]
     for t in txns:
-        if t.version is None or t.read_version is None or t.read_version >= t.version - 1:
+        raced = _versions_raced(t)
+        if raced is None:
             continue
-        changed = [
-            w for w in changes if w.version is not None and t.read_version < w.version < t.version
-        ]
+        changed = [w for w in changes if w.version is not None and w.version in raced]
         if changed:
             out.append(
-                Anomaly.of(
+                _rebased_over(
                     METADATA_CHANGE_DURING_RACE,
-                    versions=(t.version, *(w.version for w in changed if w.version is not None)),
-                    files=(),
+                    raced.stop,
+                    changed,
                     reason=f"v{t.version} was rebased over metadata change(s) "
                     f"{', '.join(f'v{w.version} ({w.operation})' for w in changed)}; concurrent writers fail "
                     "with MetadataChangedException unless the change is allow-listed",
@@ -186,13 +185,14 @@ def unmarked_appends_vs_spark(txns: Sequence[Transaction]) -> list[Anomaly]:
     out: list[Anomaly] = []
     by_version = {t.version: t for t in txns if t.version is not None}
     for t in txns:
-        if t.version is None or not t.profile.counts_unmarked_appends_as_changed_data or t.blind:
+        if not t.profile.counts_unmarked_appends_as_changed_data or t.blind:
             continue
-        if t.read_version is None or t.read_version >= t.version - 1:
+        raced = _versions_raced(t)
+        if raced is None:
             continue
         unmarked = [
             w
-            for v in range(t.read_version + 1, t.version)
+            for v in raced
             if (w := by_version.get(v)) is not None
             and not w.profile.marks_blind_appends
             and w.added.height
@@ -201,16 +201,34 @@ def unmarked_appends_vs_spark(txns: Sequence[Transaction]) -> list[Anomaly]:
         ]
         if unmarked:
             out.append(
-                Anomaly.of(
+                _rebased_over(
                     UNMARKED_APPEND_VS_SPARK_READER,
-                    versions=(t.version, *(w.version for w in unmarked if w.version is not None)),
-                    files=(),
+                    raced.stop,
+                    unmarked,
                     reason=f"{', '.join(f'v{w.version} ({w.profile.engine})' for w in unmarked)} appended "
                     f"without isBlindAppend=true while Spark v{t.version} ({t.operation}) was running: Spark "
                     "counts such adds as changed data, so they conflict even under WriteSerializable",
                 )
             )
     return out
+
+
+def _versions_raced(t: Transaction) -> range | None:
+    """The versions committed between ``t``'s read and its own commit; ``None`` when there are
+    none (or either is unknown). ``stop`` is ``t``'s version."""
+    if t.version is None or t.read_version is None or t.read_version >= t.version - 1:
+        return None
+    return range(t.read_version + 1, t.version)
+
+
+def _rebased_over(code: Code, version: int, over: Sequence[Transaction], *, reason: str) -> Anomaly:
+    """An anomaly of the commit at ``version`` and the commits it was rebased over."""
+    return Anomaly.of(
+        code,
+        versions=(version, *(w.version for w in over if w.version is not None)),
+        files=(),
+        reason=reason,
+    )
 
 
 def ignored_isolation_levels(txns: Sequence[Transaction], rep: Replay) -> list[Anomaly]:

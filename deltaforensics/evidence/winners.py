@@ -53,99 +53,121 @@ def _could_cause(t: Transaction, exception: str) -> bool:
 
 
 def match_winner(evidence: Any, txns: Sequence[Transaction], first_version: int) -> WinnerMatch:
-    by_version = {t.version: t for t in txns if t.version is not None}
+    """The first clue that decides wins; a named version or a timestamp always decides, a
+    ``txnId`` only when a commit carries it, so the search order is the docstring's."""
     commit: Mapping[str, Any] = evidence.conflicting_commit or {}
     version = evidence.winner_version
     if version is None and isinstance(commit.get("version"), int):
         version = commit["version"]
     if version is not None:
-        t = by_version.get(version)
-        if t is not None:
-            return WinnerMatch(
-                winner=t,
-                candidates=(version,),
-                how=f"the message names version {version}",
-                confidence="high",
-            )
-        where = (
-            "before the retained log starts"
-            if version < first_version
-            else "after the analysed log ends"
-        )
-        return WinnerMatch(
-            winner=None,
-            candidates=(),
-            how=f"version {version} is {where}: not found in the retained log",
-            confidence="low",
-        )
-    txn_id = evidence.txn_id or commit.get("txnId")
-    if txn_id:
-        hits = [t for t in txns if t.commit_info.get("txnId") == txn_id]
-        if hits:
-            return WinnerMatch(
-                winner=hits[0],
-                candidates=(hits[0].version or 0,),
-                how=f"txnId {txn_id}",
-                confidence="high",
-            )
+        return _by_version(version, txns, first_version)
+    by_txn_id = _by_txn_id(evidence.txn_id or commit.get("txnId"), txns)
+    if by_txn_id is not None:
+        return by_txn_id
     ts = evidence.winner_timestamp or commit.get("timestamp")
-    op = (evidence.winner_operation or commit.get("operation") or "").upper()
     if ts is not None:
-        hits = [
-            t
-            for t in txns
-            if t.commit_info.get("timestamp") == ts
-            and (not op or t.operation == op)
-            and (commit.get("readVersion") is None or t.read_version == commit.get("readVersion"))
-        ]
-        if len(hits) == 1:
-            return WinnerMatch(
-                winner=hits[0],
-                candidates=(hits[0].version or 0,),
-                how="timestamp and operation",
-                confidence="high",
-            )
-        if hits:
-            return WinnerMatch(
-                winner=None,
-                candidates=tuple(t.version or 0 for t in hits),
-                how="timestamp and operation match several commits",
-                confidence="medium",
-            )
-        return WinnerMatch(
-            winner=None,
-            candidates=(),
-            how="no commit with that timestamp and operation: not found in the retained log",
-            confidence="low",
-        )
-    observed = evidence.observed_at
+        op = (evidence.winner_operation or commit.get("operation") or "").upper()
+        return _by_timestamp(ts, op, commit.get("readVersion"), txns)
     kind_ok = [t for t in txns if t.version is not None and _could_cause(t, evidence.exception)]
-    if observed is not None:
-        window = [
-            t
-            for t in kind_ok
-            if (t.timestamp or 0) <= observed and (t.timestamp or 0) >= observed - WINDOW_MS
-        ]
-        window.sort(key=lambda t: observed - (t.timestamp or 0))
-        cands = tuple(t.version for t in window if t.version is not None)
-        if len(cands) == 1:
-            return WinnerMatch(
-                winner=window[0],
-                candidates=cands,
-                how="the only commit of that kind shortly before the error",
-                confidence="medium",
-            )
-        return WinnerMatch(
-            winner=window[0] if window else None,
-            candidates=cands,
-            how=f"{len(cands)} candidate commit(s) of that kind in the {WINDOW_MS // 60000} minutes before the error",
-            confidence="low",
-        )
+    if evidence.observed_at is not None:
+        return _in_window_before(evidence.observed_at, kind_ok)
     cands = tuple(t.version for t in kind_ok[-10:] if t.version is not None)
     return WinnerMatch(
         winner=None,
         candidates=cands,
         how="the message names no winner and carries no time",
+        confidence="low",
+    )
+
+
+def _by_version(version: int, txns: Sequence[Transaction], first_version: int) -> WinnerMatch:
+    by_version = {t.version: t for t in txns if t.version is not None}
+    t = by_version.get(version)
+    if t is not None:
+        return WinnerMatch(
+            winner=t,
+            candidates=(version,),
+            how=f"the message names version {version}",
+            confidence="high",
+        )
+    where = (
+        "before the retained log starts"
+        if version < first_version
+        else "after the analysed log ends"
+    )
+    return WinnerMatch(
+        winner=None,
+        candidates=(),
+        how=f"version {version} is {where}: not found in the retained log",
+        confidence="low",
+    )
+
+
+def _by_txn_id(txn_id: Any, txns: Sequence[Transaction]) -> WinnerMatch | None:
+    if not txn_id:
+        return None
+    hits = [t for t in txns if t.commit_info.get("txnId") == txn_id]
+    if not hits:
+        return None
+    return WinnerMatch(
+        winner=hits[0],
+        candidates=(hits[0].version or 0,),
+        how=f"txnId {txn_id}",
+        confidence="high",
+    )
+
+
+def _by_timestamp(ts: Any, op: str, read_version: Any, txns: Sequence[Transaction]) -> WinnerMatch:
+    hits = [
+        t
+        for t in txns
+        if t.commit_info.get("timestamp") == ts
+        and (not op or t.operation == op)
+        and (read_version is None or t.read_version == read_version)
+    ]
+    if len(hits) == 1:
+        return WinnerMatch(
+            winner=hits[0],
+            candidates=(hits[0].version or 0,),
+            how="timestamp and operation",
+            confidence="high",
+        )
+    if hits:
+        return WinnerMatch(
+            winner=None,
+            candidates=tuple(t.version or 0 for t in hits),
+            how="timestamp and operation match several commits",
+            confidence="medium",
+        )
+    return WinnerMatch(
+        winner=None,
+        candidates=(),
+        how="no commit with that timestamp and operation: not found in the retained log",
+        confidence="low",
+    )
+
+
+def _in_window_before(observed: int, kind_ok: Sequence[Transaction]) -> WinnerMatch:
+    """delta-rs names no winner: the commits of the right kind in the window before the error,
+    nearest first."""
+    window = [
+        t
+        for t in kind_ok
+        if (t.timestamp or 0) <= observed and (t.timestamp or 0) >= observed - WINDOW_MS
+    ]
+    window.sort(key=lambda t: observed - (t.timestamp or 0))
+    cands = tuple(t.version for t in window if t.version is not None)
+    if len(cands) == 1:
+        return WinnerMatch(
+            winner=window[0],
+            candidates=cands,
+            how="the only commit of that kind shortly before the error",
+            confidence="medium",
+        )
+    return WinnerMatch(
+        winner=window[0] if window else None,
+        candidates=cands,
+        how=f"{len(cands)} candidate commit(s) of that kind in the {WINDOW_MS // 60000} minutes before the error",
         confidence="low",
     )
 

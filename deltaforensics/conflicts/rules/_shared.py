@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import polars as pl
 
-from deltaforensics.conflicts.rule import RuleContext
+from deltaforensics.conflicts.rule import RuleContext, hint, partitions_of
 from deltaforensics.predicates.ir import TRUE
 
 DML = frozenset({"UPDATE", "DELETE", "MERGE"})
@@ -42,10 +44,38 @@ def same_rows(ctx: RuleContext) -> bool:
     return a is not None and a == b and a != TRUE
 
 
-def winner_removes(ctx: RuleContext, *, skip_compaction: bool) -> pl.DataFrame:
-    """The winner's removes a file-level check compares; ``skip_compaction``: the profile's
-    check ignores ``dataChange=false`` removes (compaction)."""
+def compared_removes(ctx: RuleContext, *, skip_compaction: bool) -> pl.DataFrame | None:
+    """The winner's removes a file-level check compares; ``None`` when there are none or
+    Databricks tolerates the pair. ``skip_compaction``: the profile's check ignores
+    ``dataChange=false`` removes (compaction)."""
     removes = ctx.winner.removed
     if skip_compaction and removes.height:
         removes = removes.filter(pl.col("data_change").fill_null(True))
+    if removes.is_empty() or databricks_tolerates(ctx):
+        return None
     return removes
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RemovedAgain:
+    """The winner's removes the loser also read (DC011) or also removed (DC012): both checks
+    compare paths only and name the files the same way."""
+
+    files: pl.DataFrame
+    partitions: tuple[dict[str, str | None], ...]
+
+    @property
+    def example(self) -> str:
+        """The first file, and its partition when the table has any."""
+        where = f" in partition {hint(self.partitions)}" if self.partitions else ""
+        return f"{self.files['path'][0]}{where}"
+
+
+def removed_again(
+    ctx: RuleContext, removes: pl.DataFrame, touched: pl.DataFrame
+) -> RemovedAgain | None:
+    """The ``removes`` whose path the loser's ``touched`` files also have; ``None`` when none."""
+    hits = removes.filter(pl.col("path").is_in(touched["path"].implode()))
+    if hits.is_empty():
+        return None
+    return RemovedAgain(files=hits, partitions=partitions_of(hits, ctx.loser))

@@ -21,10 +21,11 @@ every file of its snapshot as read when it has no predicate (plain appends, OPTI
 
 from __future__ import annotations
 
-import polars as pl
-
-from deltaforensics.conflicts.rule import Finding, Rule, RuleContext, hint, partitions_of, paths
-from deltaforensics.conflicts.rules._shared import databricks_tolerates, winner_removes
+from deltaforensics.conflicts.rule import Finding, Rule, RuleContext, paths
+from deltaforensics.conflicts.rules._shared import (
+    compared_removes,
+    removed_again,
+)
 from deltaforensics.profiles import Check
 
 
@@ -32,8 +33,10 @@ def check(ctx: RuleContext) -> Finding | None:
     w, lo = ctx.winner, ctx.loser
     if not ctx.profile.checks_read_files or lo.blind:
         return None
-    removes = winner_removes(ctx, skip_compaction=ctx.profile.delete_read_skips_compaction_removes)
-    if removes.is_empty() or databricks_tolerates(ctx):
+    removes = compared_removes(
+        ctx, skip_compaction=ctx.profile.delete_read_skips_compaction_removes
+    )
+    if removes is None:
         return None
     if ctx.read_whole_table:
         return Finding(
@@ -50,18 +53,16 @@ def check(ctx: RuleContext) -> Finding | None:
         confidence = "low"
     if read.is_empty():
         return None
-    hits = removes.filter(pl.col("path").is_in(read["path"].implode()))
-    if hits.is_empty():
+    hits = removed_again(ctx, removes, read)
+    if hits is None:
         return None
-    parts = partitions_of(hits, lo)
-    where = f" in partition {hint(parts)}" if parts else ""
     return Finding(
         code="DC011",
         exception="ConcurrentDeleteReadException",
-        reason=f"v{w.version} ({w.operation}) removed {hits.height} file(s) this transaction read "
-        f"(for example {hits['path'][0]}{where})",
-        files=paths(hits),
-        partitions=parts,
+        reason=f"v{w.version} ({w.operation}) removed {hits.files.height} file(s) this transaction "
+        f"read (for example {hits.example})",
+        files=paths(hits.files),
+        partitions=hits.partitions,
         confidence="medium" if confidence == "high" and lo.operation != "OPTIMIZE" else confidence,
     )
 

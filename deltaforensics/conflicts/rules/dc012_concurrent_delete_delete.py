@@ -24,32 +24,33 @@ check runs first.
 
 from __future__ import annotations
 
-import polars as pl
-
-from deltaforensics.conflicts.rule import Finding, Rule, RuleContext, hint, partitions_of, paths
-from deltaforensics.conflicts.rules._shared import databricks_tolerates, winner_removes
+from deltaforensics.conflicts.rule import Finding, Rule, RuleContext, paths
+from deltaforensics.conflicts.rules._shared import (
+    compared_removes,
+    removed_again,
+)
 from deltaforensics.profiles import Check
 
 
 def check(ctx: RuleContext) -> Finding | None:
     w, lo = ctx.winner, ctx.loser
-    removes = winner_removes(
+    if lo.removed.is_empty():
+        return None
+    removes = compared_removes(
         ctx, skip_compaction=ctx.profile.delete_delete_skips_compaction_removes
     )
-    if removes.is_empty() or lo.removed.is_empty() or databricks_tolerates(ctx):
+    if removes is None:
         return None
-    hits = removes.filter(pl.col("path").is_in(lo.removed["path"].implode()))
-    if hits.is_empty():
+    hits = removed_again(ctx, removes, lo.removed)
+    if hits is None:
         return None
-    parts = partitions_of(hits, lo)
-    where = f" in partition {hint(parts)}" if parts else ""
     return Finding(
         code="DC012",
         exception="ConcurrentDeleteDeleteException",
-        reason=f"v{w.version} ({w.operation}) and this transaction both removed {hits.height} "
-        f"file(s) (for example {hits['path'][0]}{where})",
-        files=paths(hits),
-        partitions=parts,
+        reason=f"v{w.version} ({w.operation}) and this transaction both removed "
+        f"{hits.files.height} file(s) (for example {hits.example})",
+        files=paths(hits.files),
+        partitions=hits.partitions,
     )
 
 
