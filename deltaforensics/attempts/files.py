@@ -99,31 +99,27 @@ def partitions_of(ctx: AttemptContext, files: pl.DataFrame) -> list[dict[str, st
         return []
     if not ctx.cols:
         return [{}]
-    names = set(ctx.fields)
-    exprs = [
-        (
-            pl.col(PARTITION_VALUES).struct.field(ctx.md.physical_name(c))
-            if ctx.md.physical_name(c) in names
-            else pl.lit(None, pl.String)
-        ).alias(c)
-        for c in ctx.cols
-    ]
-    return files.select(exprs).unique(maintain_order=True).to_dicts()
+    return _logical_partition_values(ctx, files).unique(maintain_order=True).to_dicts()
 
 
 def partition_rows(ctx: AttemptContext, files: pl.DataFrame) -> list[dict[str, str | None]]:
+    """The logical partition values of each file, in row order."""
     if not ctx.cols:
         return [{} for _ in range(files.height)]
+    return _logical_partition_values(ctx, files).to_dicts()
+
+
+def _logical_partition_values(ctx: AttemptContext, files: pl.DataFrame) -> pl.DataFrame:
+    """One column per partition column, by its logical name (null where the log has no field)."""
     names = set(ctx.fields)
-    exprs = [
+    return files.select(
         (
             pl.col(PARTITION_VALUES).struct.field(ctx.md.physical_name(c))
             if ctx.md.physical_name(c) in names
             else pl.lit(None, pl.String)
         ).alias(c)
         for c in ctx.cols
-    ]
-    return files.select(exprs).to_dicts()
+    )
 
 
 def rewritten_partitions(

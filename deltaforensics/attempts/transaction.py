@@ -14,9 +14,10 @@ from deltaforensics.attempts.optimize import plan_optimize
 from deltaforensics.attempts.write import insert_self_read, plan_insert
 from deltaforensics.profiles import Profile
 from deltaforensics.replay import Replay
-from deltaforensics.statements import parse_statement
+from deltaforensics.statements import Statement, parse_statement
 from deltaforensics.transactions import (
     MetadataChange,
+    Reads,
     Transaction,
     Writes,
     attempted_transaction,
@@ -42,43 +43,15 @@ def attempt_transaction(
     not fit it, or a read version outside the retained log."""
     stmt = parse_statement(sql)
     mode = _overwrite_mode(partition_overwrite_mode)
-    if stmt.kind != "INSERT":
-        if replace_where is not None:
-            raise ValueError("--replace-where applies to INSERT statements only")
-        if mode is not None:
-            raise ValueError("--partition-overwrite-mode applies to INSERT OVERWRITE only")
-    if txn is not None and not str(txn[0]):
-        raise ValueError("txn needs an application id: (appId, version)")
+    _check_options(stmt, replace_where=replace_where, mode=mode, txn=txn)
     _check_read_version(replay, read_version)
-    md = replay.metadata_at(read_version)
-    ctx = AttemptContext(
-        stmt=stmt,
-        replay=replay,
-        read_version=read_version,
-        profile=profile,
-        md=md,
-        protocol=replay.protocol_at(read_version),
-        live=replay.live_files(read_version),
-        writes=writes,
-    )
-    if writes is not None and stmt.kind not in ("INSERT", "MERGE"):
-        ctx.notes.append(
-            f"writes= ignored: {stmt.kind} rewrites the partitions of the files it removes"
-        )
+    ctx = _context(stmt, replay, read_version=read_version, profile=profile, writes=writes)
     plan = (
         plan_insert(ctx, replace_where, mode)
         if stmt.kind == "INSERT"
         else _PLANNERS[stmt.kind](ctx)
     )
-    removed = (
-        plan.removed if plan.removed is not None else removed_frame(ctx, ctx.live.clear(), True)
-    )
-    added = added_frame(ctx, plan.added, plan.data_change)
-    reads = reads_of(plan.operation, plan.params, plan.recorded_blind, profile, md, added, removed)
-    if plan.self_read is not None:  # Spark INSERT … SELECT over the target: not blind
-        reads = insert_self_read(ctx, plan)
-    ctx.lower(reads.confidence)
-    reason = "; ".join([reads.reason, *dict.fromkeys(ctx.notes)]) if ctx.notes else reads.reason
+    written = _writes(ctx, plan, txn)
     return attempted_transaction(
         sql,
         replay,
@@ -89,18 +62,84 @@ def attempt_transaction(
         parameters=plan.params,
         recorded_blind=plan.recorded_blind,
         recorded_isolation=plan.recorded_isolation if ctx.writer.records_isolation_level else None,
-        reads=replace(reads, reason=reason, confidence=ctx.confidence),
-        written=Writes(
-            added=added,
-            removed=removed,
-            changes_metadata=plan.changes_metadata,
-            changes_protocol=plan.changes_protocol,
-            metadata_change=MetadataChange(keys=plan.change_keys, other=plan.change_other),
-            app_ids=frozenset({str(txn[0])}) if txn else frozenset(),
-            dynamic_partition_overwrite=plan.dynamic,
-            z_order=plan.z_order,
-        ),
+        reads=_reads(ctx, plan, written),
+        written=written,
     )
+
+
+def _check_options(
+    stmt: Statement, *, replace_where: str | None, mode: str | None, txn: tuple[str, int] | None
+) -> None:
+    """Options that only fit an INSERT, and a ``txn`` without its application id."""
+    if stmt.kind != "INSERT":
+        if replace_where is not None:
+            raise ValueError("--replace-where applies to INSERT statements only")
+        if mode is not None:
+            raise ValueError("--partition-overwrite-mode applies to INSERT OVERWRITE only")
+    if txn is not None and not str(txn[0]):
+        raise ValueError("txn needs an application id: (appId, version)")
+
+
+def _context(
+    stmt: Statement,
+    replay: Replay,
+    *,
+    read_version: int,
+    profile: Profile,
+    writes: Mapping[str, str] | None,
+) -> AttemptContext:
+    """The table as the statement would have read it; ``writes`` noted where it cannot apply."""
+    ctx = AttemptContext(
+        stmt=stmt,
+        replay=replay,
+        read_version=read_version,
+        profile=profile,
+        md=replay.metadata_at(read_version),
+        protocol=replay.protocol_at(read_version),
+        live=replay.live_files(read_version),
+        writes=writes,
+    )
+    if writes is not None and stmt.kind not in ("INSERT", "MERGE"):
+        ctx.notes.append(
+            f"writes= ignored: {stmt.kind} rewrites the partitions of the files it removes"
+        )
+    return ctx
+
+
+def _writes(ctx: AttemptContext, plan: WritePlan, txn: tuple[str, int] | None) -> Writes:
+    """The plan's file rows and table-level changes as the record's ``Writes``."""
+    removed = (
+        plan.removed if plan.removed is not None else removed_frame(ctx, ctx.live.clear(), True)
+    )
+    return Writes(
+        added=added_frame(ctx, plan.added, plan.data_change),
+        removed=removed,
+        changes_metadata=plan.changes_metadata,
+        changes_protocol=plan.changes_protocol,
+        metadata_change=MetadataChange(keys=plan.change_keys, other=plan.change_other),
+        app_ids=frozenset({str(txn[0])}) if txn else frozenset(),
+        dynamic_partition_overwrite=plan.dynamic,
+        z_order=plan.z_order,
+    )
+
+
+def _reads(ctx: AttemptContext, plan: WritePlan, written: Writes) -> Reads:
+    """What the equivalent commit reads (the same helper as for committed operations), with
+    the planners' notes appended to its reason and their confidence folded in."""
+    reads = reads_of(
+        plan.operation,
+        plan.params,
+        plan.recorded_blind,
+        ctx.profile,
+        ctx.md,
+        written.added,
+        written.removed,
+    )
+    if plan.self_read is not None:  # Spark INSERT … SELECT over the target: not blind
+        reads = insert_self_read(ctx, plan)
+    ctx.lower(reads.confidence)
+    reason = "; ".join([reads.reason, *dict.fromkeys(ctx.notes)]) if ctx.notes else reads.reason
+    return replace(reads, reason=reason, confidence=ctx.confidence)
 
 
 def _overwrite_mode(value: str | None) -> str | None:
