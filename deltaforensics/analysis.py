@@ -14,7 +14,6 @@ from deltaforensics.engines.polars_engine import PolarsEngine
 from deltaforensics.errors import (
     DeltaForensicsError,
     LogCorruptError,
-    UsageError,
     VersionNotFoundError,
 )
 from deltaforensics.log.assembly import assemble
@@ -37,6 +36,7 @@ from deltaforensics.model.schemas import ActionFrames
 from deltaforensics.replay import Replay, content_diagnostics
 
 if TYPE_CHECKING:  # imported where used: loading a log needs neither
+    from deltaforensics.attempts.specs import AttemptSpec
     from deltaforensics.conflicts.checker import Verdict
     from deltaforensics.evidence.winners import ErrorConflict
 
@@ -223,20 +223,6 @@ class ConflictAnalysis:
         return TableIsolation(value=value, source="engine default (no property, nothing recorded)")
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class AttemptSpec:
-    """One ``--attempt``: the SQL and how to read it."""
-
-    sql: str
-    read_version: int | None = None
-    started_at_ms: int | None = None
-    profile_name: str | None = None
-    writes: dict[str, str] | None = None
-    replace_where: str | None = None
-    txn: tuple[str, int] | None = None
-    partition_overwrite_mode: str | None = None
-
-
 def analyze(
     store: LogStore,
     *,
@@ -272,6 +258,7 @@ def analyze_loaded(
 ) -> ConflictAnalysis:
     """The analysis of an already replayed history (from the log, or from an audit's state),
     built with the cycle collector paused (:mod:`deltaforensics.model.collector`)."""
+    from deltaforensics.attempts.specs import attempt_verdicts  # noqa: PLC0415
     from deltaforensics.conflicts.checker import find_races  # noqa: PLC0415
     from deltaforensics.evidence.anomalies import find_anomalies  # noqa: PLC0415
     from deltaforensics.profiles import profile_by_name  # noqa: PLC0415
@@ -301,7 +288,7 @@ def analyze_loaded(
         anomalies=tuple(anomalies),
         error_conflicts=tuple(error_conflicts),
         error_evidence=tuple(evidence_found),
-        attempt_verdicts=tuple(_attempts(attempts, txns, loaded.replay)),
+        attempt_verdicts=tuple(attempt_verdicts(attempts, txns, loaded.replay)),
     )
     if not recommendations:
         return result
@@ -372,45 +359,3 @@ def _error_evidence(
             match = match_winner(ev, txns, rep.first_version)
             conflicts.append(explain_error(ev, match, txns))
     return found, conflicts
-
-
-def _attempts(specs: Sequence[AttemptSpec], txns: Sequence[Any], rep: Replay) -> list[Verdict]:
-    """The checker's verdict on each attempted statement."""
-    if not specs:
-        return []
-    from deltaforensics.evidence import attempts as att  # noqa: PLC0415
-    from deltaforensics.profiles import profile_by_name  # noqa: PLC0415
-
-    verdicts: list[Verdict] = []
-    for spec in specs:
-        if spec.read_version is not None:
-            rv, rv_source = spec.read_version, "--read-version"
-        elif spec.started_at_ms is not None:
-            try:
-                rv, rv_source = att.read_version_at(rep, spec.started_at_ms), "--started-at"
-            except ValueError as exc:
-                raise UsageError(f"--started-at: {exc}") from None
-        else:
-            raise UsageError("--attempt needs --read-version N or --started-at TIMESTAMP")
-        if spec.profile_name:
-            profile = profile_by_name(spec.profile_name)
-        else:
-            recent = [t.profile for t in txns[-20:] if t.has_commit_info and not t.blind]
-            recent = recent or [t.profile for t in txns[-20:] if t.has_commit_info]
-            profile = recent[-1] if recent else profile_by_name("delta-spark")
-        try:
-            attempt = att.attempt_transaction(
-                spec.sql,
-                rep,
-                read_version=rv,
-                profile=profile,
-                writes=spec.writes,
-                replace_where=spec.replace_where,
-                txn=spec.txn,
-                partition_overwrite_mode=spec.partition_overwrite_mode,
-                read_version_source=rv_source,
-            )
-        except ValueError as exc:
-            raise UsageError(f"--attempt {spec.sql[:60]!r}: {exc}") from None
-        verdicts.append(att.check_attempt(attempt, txns, rep))
-    return verdicts

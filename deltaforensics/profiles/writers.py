@@ -1,7 +1,7 @@
 """What an engine records in ``commitInfo`` for a statement: one model for every caller.
 
 A losing transaction leaves nothing in the log, so the attempt simulator
-(:mod:`deltaforensics.evidence.attempts`) writes the ``operation`` and ``operationParameters``
+(:mod:`deltaforensics.attempts`) writes the ``operation`` and ``operationParameters``
 the engine would have committed, and the test log builder writes whole commits the way each
 engine does. Both ask a :class:`StatementWriter` held by the engine's profile row; which class
 a row holds is data, so no caller asks which engine it is.

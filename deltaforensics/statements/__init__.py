@@ -3,7 +3,7 @@
 The losing side of a conflict leaves nothing in ``_delta_log``, so ``explain --attempt`` takes
 the statement the user ran. This package only *reads* it (sqlglot, and the target-alias
 guess of :mod:`deltaforensics.predicates.partition`); what the statement means for a commit is
-decided in :mod:`deltaforensics.evidence.attempts`, against the table. It sits beside
+decided in :mod:`deltaforensics.attempts`, against the table. It sits beside
 ``replay``, below the packages that simulate or report anything.
 """
 

@@ -4,7 +4,7 @@ This module only *reads* the statement: which table, which conditions (with the 
 qualifiers removed and the source's kept, the way Delta-Spark's resolved ``simpleString``
 shows target columns), which literal rows an INSERT writes, which MERGE clauses exist, which
 DDL actions an ALTER TABLE has. What those mean for a commit (reads, adds, removes) is decided
-in :mod:`deltaforensics.evidence.attempts`, against the table.
+in :mod:`deltaforensics.attempts`, against the table.
 
 Every problem is a one-line :class:`ValueError` (the CLI turns it into exit code 2).
 """

@@ -1,6 +1,6 @@
 """The one place a :class:`Transaction` is made from its parts: for every commit of a replayed
 history (:func:`reconstruct_transactions`) and for a statement the user says they attempted
-(:func:`attempted_transaction`, used by ``evidence.attempts``), so that a commit and the
+(:func:`attempted_transaction`, used by ``deltaforensics.attempts``), so that a commit and the
 equivalent attempt read, and are read, alike."""
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ import polars as pl
 import pytest
 
 from deltaforensics.analysis import load, open_store
-from deltaforensics.evidence.attempts import (
+from deltaforensics.attempts import (
     attempt_transaction,
     check_attempt,
     read_version_at,

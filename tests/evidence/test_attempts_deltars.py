@@ -23,7 +23,7 @@ from deltalake import CommitProperties, DeltaTable, Transaction, write_deltalake
 from deltalake.exceptions import CommitFailedError
 
 from deltaforensics.analysis import load, open_store
-from deltaforensics.evidence.attempts import attempt_transaction, check_attempt
+from deltaforensics.attempts import attempt_transaction, check_attempt
 from deltaforensics.profiles import delta_rs
 from deltaforensics.report.document.explain import attempt_to_dict
 from deltaforensics.transactions import reconstruct_transactions

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from deltaforensics.analysis import analyze, open_store
-from deltaforensics.evidence.attempts import attempt_transaction
+from deltaforensics.attempts import attempt_transaction
 from deltaforensics.profiles import delta_spark
 from deltaforensics.report.document import explain_document
 from deltaforensics.report.to_rich import render_explain

@@ -1,0 +1,79 @@
+"""The checker's verdict on an attempt: against every commit after its read version."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from deltaforensics.conflicts.checker import COMMITS, Verdict, check
+from deltaforensics.model.ids import IsolationLevel
+from deltaforensics.replay import Replay
+from deltaforensics.transactions import Transaction
+
+
+def writes_nothing(attempt: Transaction) -> bool:
+    return (
+        attempt.added.is_empty()
+        and attempt.removed.is_empty()
+        and not attempt.changes_metadata
+        and not attempt.changes_protocol
+        and not attempt.app_ids
+    )
+
+
+def check_attempt(
+    attempt: Transaction, transactions: Sequence[Transaction], replay: Replay
+) -> Verdict:
+    """The attempt against every commit after its read version, in version order."""
+    rv = attempt.read_version if attempt.read_version is not None else -1
+    winners = sorted(
+        (t for t in transactions if t.version is not None and t.version > rv),
+        key=lambda t: t.version if t.version is not None else -1,
+    )
+    versions = tuple(t.version for t in winners if t.version is not None)
+    seen = set(versions)
+    missing = [v for v in range(rv + 1, replay.end_version + 1) if v not in seen]
+    notes: list[str] = []
+    if missing:
+        notes.append(
+            f"commits {missing[:10]} after the read version are not in the analysed history"
+        )
+    profile = attempt.profile
+    if writes_nothing(attempt):
+        elided = (
+            profile.elides_empty_commits
+            or attempt.isolation is not IsolationLevel.WRITE_SERIALIZABLE
+        )
+        if elided:
+            who = (
+                f"{profile.engine} writes no commit"
+                if profile.elides_empty_commits
+                else f"{profile.engine} skips recording an empty {attempt.isolation.value} commit"
+            )
+            return Verdict(
+                loser=attempt,
+                profile=profile,
+                winners=versions,
+                outcome=COMMITS,
+                notes=(
+                    f"the statement would change nothing ({who}), so nothing can conflict",
+                    *notes,
+                ),
+            )
+    if not winners:
+        return Verdict(
+            loser=attempt,
+            profile=profile,
+            winners=(),
+            outcome=COMMITS,
+            notes=(f"no commit after v{rv}: nothing to conflict with", *notes),
+        )
+    verdict = check(attempt, winners, profile=profile, history=replay)
+    if verdict.outcome == COMMITS:
+        quiet = (
+            "a blind append reads nothing, so no winner can conflict with it"
+            if attempt.blind
+            else f"no rule fires against v{', v'.join(map(str, versions))}: {attempt.read_reason}"
+        )
+        notes.insert(0, quiet)
+    return replace(verdict, notes=verdict.notes + tuple(notes)) if notes else verdict
