@@ -16,7 +16,8 @@ from deltaforensics.cli.audit import audit
 from deltaforensics.cli.explain import explain
 from deltaforensics.cli.history import history
 from deltaforensics.cli.invocation import Invocation, invocation_of
-from deltaforensics.cli.option_groups import with_option_groups
+from deltaforensics.cli.option_groups import with_global_options, with_option_groups
+from deltaforensics.cli.options import GlobalOptions
 from deltaforensics.cli.output import emit
 from deltaforensics.cli.redaction import redact_message
 from deltaforensics.cli.rules import rules
@@ -32,22 +33,33 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 for command in (history, snapshot, explain, whatif, audit, rules):  # in --help's order
-    app.command()(with_option_groups(command))
+    # the root's --debug and --quiet are accepted after the command too
+    app.command()(with_option_groups(with_global_options(command)))
 
 
-@app.callback()
-def _root(
-    ctx: typer.Context,
-    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks for errors.")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", help="No progress output on stderr.")] = False,
-    version: Annotated[bool, typer.Option("--version", help="Print the version and exit.")] = False,
-) -> None:
-    invocation = invocation_of(ctx)
-    invocation.debug = debug
-    invocation.quiet = quiet
-    if version:
+def _print_version(asked: bool) -> None:
+    if asked:
         emit(f"deltaforensics {__version__}")
         raise typer.Exit(0)
+
+
+def _root(
+    ctx: typer.Context,
+    global_options: GlobalOptions,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            help="Print the version and exit.",
+            is_eager=True,  # before click asks for a command
+            callback=_print_version,
+        ),
+    ] = False,
+) -> None:
+    invocation_of(ctx).add_global_options(global_options)
+
+
+app.callback()(with_option_groups(_root))
 
 
 def entry() -> NoReturn:

@@ -2,9 +2,9 @@
 loads tell the progress display and the error handler.
 
 The CLI's one mutable object, on purpose: :func:`~deltaforensics.cli.app.main` makes a fresh
-one per run and hands it to click as the context object; the root callback records ``--debug``
-and ``--quiet``, the command records ``--redact`` and the secrets it loads, and the handler
-reads them when the command fails. Nothing of a run outlives it, so two runs in one process
+one per run and hands it to click as the context object; ``--debug`` and ``--quiet`` are
+recorded wherever they were given (before the command or after it), the command records
+``--redact`` and the secrets it loads, and the handler reads them when the command fails. Nothing of a run outlives it, so two runs in one process
 (tests, scripts) share nothing.
 """
 
@@ -16,6 +16,8 @@ from typing import Any
 
 import typer
 
+from deltaforensics.cli.options import GlobalOptions
+
 
 @dataclass(slots=True, kw_only=True)
 class Invocation:
@@ -25,6 +27,12 @@ class Invocation:
     secrets: tuple[str, ...] = ()
     ending: bool = False  # the process ends with this command (:func:`entry`)
     kept: list[Any] = field(default_factory=list)
+
+    def add_global_options(self, options: GlobalOptions) -> None:
+        """``--debug`` and ``--quiet`` as given before the command or after it: either place
+        turns them on."""
+        self.debug = self.debug or options.debug
+        self.quiet = self.quiet or options.quiet
 
     def one_table_then_exit(self) -> None:
         """When the process ends with this one table's command (:func:`entry`), pause the cyclic

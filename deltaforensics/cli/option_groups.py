@@ -3,7 +3,8 @@
 
 :func:`with_option_groups` shows typer the signature with each group parameter spread, in
 place, into the group's fields (so ``--help`` lists them where the group stands), and calls the
-command with each group rebuilt from them.
+command with each group rebuilt from them. :func:`with_global_options` gives every command the
+root's own group, :class:`~deltaforensics.cli.options.GlobalOptions`, as well.
 """
 
 from __future__ import annotations
@@ -13,6 +14,11 @@ import functools
 import inspect
 from collections.abc import Callable
 from typing import Any, get_type_hints
+
+import typer
+
+from deltaforensics.cli.invocation import invocation_of
+from deltaforensics.cli.options import GlobalOptions
 
 
 def with_option_groups(command: Callable[..., None]) -> Callable[..., None]:
@@ -40,6 +46,38 @@ def with_option_groups(command: Callable[..., None]) -> Callable[..., None]:
     with_groups.__signature__ = signature  # type: ignore[attr-defined]
     with_groups.__annotations__ = {p.name: p.annotation for p in signature.parameters.values()}
     return with_groups
+
+
+def with_global_options(command: Callable[..., None]) -> Callable[..., None]:
+    """``command`` also taking :class:`GlobalOptions` (last), recorded in the run's
+    :class:`~deltaforensics.cli.invocation.Invocation` before the command runs; spread them
+    with :func:`with_option_groups`."""
+    hints = get_type_hints(command, include_extras=True)
+    params = [
+        p.replace(annotation=hints.get(p.name, p.annotation))
+        for p in inspect.signature(command).parameters.values()
+    ]
+    takes_ctx = any(p.annotation is typer.Context for p in params)
+    if not takes_ctx:
+        params.insert(0, inspect.Parameter("ctx", _POSITIONAL, annotation=typer.Context))
+    context = next(p.name for p in params if p.annotation is typer.Context)
+    params.append(inspect.Parameter("global_options", _KEYWORD, annotation=GlobalOptions))
+
+    @functools.wraps(command)
+    def with_globals(**given: Any) -> None:
+        invocation_of(given[context]).add_global_options(given.pop("global_options"))
+        if not takes_ctx:
+            given.pop(context)
+        command(**given)
+
+    signature = inspect.Signature(params)
+    del with_globals.__wrapped__  # typer must read the signature below, not the command's
+    with_globals.__signature__ = signature  # type: ignore[attr-defined]
+    with_globals.__annotations__ = {p.name: p.annotation for p in params}
+    return with_globals
+
+
+_POSITIONAL, _KEYWORD = inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY
 
 
 def _fields_as_parameters(group: type[Any]) -> list[inspect.Parameter]:

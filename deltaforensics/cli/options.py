@@ -60,6 +60,25 @@ RedactOpt = Annotated[
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class GlobalOptions:
+    """``--debug`` and ``--quiet``: the root's options, also accepted after any command (the
+    crash message's "report with --debug" works wherever the user adds it)."""
+
+    debug: Annotated[
+        bool,
+        typer.Option(
+            "--debug", help="Show tracebacks for errors.", rich_help_panel="Global options"
+        ),
+    ] = False
+    quiet: Annotated[
+        bool,
+        typer.Option(
+            "--quiet", help="No progress output on stderr.", rich_help_panel="Global options"
+        ),
+    ] = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class StorageAccess:
     """How to reach the table's storage: ``--storage-option`` and ``--storage-options-file``."""
 

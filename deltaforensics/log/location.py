@@ -1,7 +1,9 @@
 """Remote table locations: URL form -> (filesystem, root, credential-free display URI).
 
-ADLS specifics live in :mod:`deltaforensics.log.azure`; other fsspec schemes (``s3://``,
-``gs://``, ``memory://``) go straight through ``fsspec.core.url_to_fs``.
+ADLS specifics live in :mod:`deltaforensics.log.azure`; ``memory://`` (an in-process filesystem,
+for tests and embedding) goes straight through ``fsspec.core.url_to_fs``. Every other scheme is
+refused before any client is made: ``s3://`` or a plain ``http://`` once reached fsspec and
+failed late and obscurely (a 403, "install s3fs") although this tool does not read them.
 """
 
 from __future__ import annotations
@@ -10,15 +12,20 @@ from urllib.parse import urlparse
 
 import fsspec
 
-from deltaforensics.errors import StorageError
+from deltaforensics.errors import StorageError, UsageError
 from deltaforensics.log.resolved_location import ResolvedLocation, plain_reason
 
 AZURE_SCHEMES = ("abfs", "abfss", "az", "azure", "wasb", "wasbs")
+SUPPORTED_FORMS = (
+    "a local path, file://, abfss://, abfs://, az://, azure://, wasbs://, wasb://, "
+    "https://ACCOUNT.dfs.core.windows.net/CONTAINER/PATH (or .blob., a sovereign cloud's "
+    "suffix, onelake.dfs.fabric.microsoft.com)"
+)
 
 
 def resolve_remote(uri: str, storage_options: dict[str, str]) -> ResolvedLocation:
-    scheme = urlparse(uri).scheme.lower()
-    host = urlparse(uri).netloc.lower()
+    parts = urlparse(uri)
+    scheme, host = parts.scheme.lower(), (parts.hostname or "").lower()
     is_azure_https = scheme == "https" and (
         ".dfs." in host or ".blob." in host or host.startswith("onelake.")
     )
@@ -26,8 +33,20 @@ def resolve_remote(uri: str, storage_options: dict[str, str]) -> ResolvedLocatio
         from deltaforensics.log import azure  # noqa: PLC0415 - adlfs is heavy to import
 
         return azure.resolve(uri, storage_options)
+    if scheme != "memory":
+        raise unsupported_location(scheme, host)
     try:
         fs, root = fsspec.core.url_to_fs(uri, **storage_options)
     except (ImportError, ValueError) as exc:
         raise StorageError(uri, f"cannot open this URL scheme: {exc}") from None
     return ResolvedLocation(fs=fs, root=root, display_uri=uri, classify=plain_reason)
+
+
+def unsupported_location(scheme: str, host: str) -> UsageError:
+    """The one-line refusal of a table URL this tool does not read (exit code 2)."""
+    what = (
+        f"https:// host '{host}' (only Azure storage hosts)"
+        if scheme == "https"
+        else f"URL scheme '{scheme}://'"
+    )
+    return UsageError(f"unsupported table location: {what}; supported: {SUPPORTED_FORMS}")

@@ -38,6 +38,7 @@ from deltaforensics.predicates.ir import (
     is_evaluable,
     negation_normal_form,
 )
+from deltaforensics.predicates.membership import gather_members
 from deltaforensics.predicates.to_polars import to_polars
 
 _FLIPPED = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "=": "=", "!=": "!=", "<=>": "<=>"}
@@ -87,11 +88,12 @@ class _Stats:
     def may(self, p: Predicate) -> pl.Expr:
         if isinstance(p, TrueExpr | FalseExpr):
             return pl.lit(isinstance(p, TrueExpr))
-        if isinstance(p, And | Or):
-            if not p.parts:
-                return pl.lit(isinstance(p, And))
-            parts = [self.may(q) for q in p.parts]
-            return pl.all_horizontal(parts) if isinstance(p, And) else pl.any_horizontal(parts)
+        if isinstance(p, And):
+            return pl.all_horizontal([self.may(q) for q in p.parts]) if p.parts else pl.lit(True)
+        if isinstance(p, Or):
+            gathered, rest = gather_members(p.parts)
+            parts = [self.may(q) for q in [*(m.as_in() for m in gathered), *rest]]
+            return pl.any_horizontal(parts) if parts else pl.lit(False)
         refs = column_refs(p)
         if all(c.key in self.part for c in refs):  # exact: every row shares these values
             return to_polars(p, self.struct, self.name_map, self.types, self.fields)
@@ -101,11 +103,11 @@ class _Stats:
         if isinstance(p, IsNull):
             nulls, rows = self._count("nullCount", col), self._count("numRecords", None)
             return (nulls < rows if p.negated else nulls > 0).fill_null(True)
+        if isinstance(p, In) and not p.negated:
+            return self._any_equal(col, p.values)
         if isinstance(p, In):
-            eqs = [self._compare("!=" if p.negated else "=", col, v) for v in p.values]
-            if not eqs:
-                return pl.lit(p.negated)
-            return pl.all_horizontal(eqs) if p.negated else pl.any_horizontal(eqs)
+            eqs = [self._compare("!=", col, v) for v in p.values]
+            return pl.all_horizontal(eqs) if eqs else pl.lit(True)
         if isinstance(p, Compare) and isinstance(p.right, Literal):
             return self._compare(p.op, col, p.right)
         if isinstance(p, Compare) and isinstance(p.left, Literal):
@@ -131,16 +133,51 @@ class _Stats:
         if value is None:  # the literal is NULL in the comparison type
             return self.may(IsNull(col)) if op == "<=>" else pl.lit(False)
         v = pl.lit(value, dtype=DTYPES[kind])
-        lo_raw, hi_raw = self._path("minValues", col), self._path("maxValues", col)
-        if kind == "str":
-            hi_raw = pl.when(hi_raw.str.len_chars() < _STRING_PREFIX_LENGTH).then(hi_raw)
-        lo, hi = typed_expr(lo_raw, own, kind), typed_expr(hi_raw, own, kind)
+        lo, hi = self._bounds(col, own, kind)
         bound = {
             "=": (lo <= v) & (hi >= v), "<=>": (lo <= v) & (hi >= v),
             "!=": ~((lo == v) & (hi == v)),
             "<": lo < v, "<=": lo <= v, ">": hi > v, ">=": hi >= v,
         }[op]  # fmt: skip
-        all_null = (self._count("nullCount", col) == self._count("numRecords", None)).fill_null(
-            False
-        )
-        return bound.fill_null(True) & ~all_null
+        return bound.fill_null(True) & ~self._all_null(col)
+
+    def _any_equal(self, col: Column, values: Sequence[Literal]) -> pl.Expr:
+        """``_compare("=", col, v)`` for any ``v`` of ``values``, with the file's bounds decoded
+        once: a file may match when some value lies between its minimum and its maximum, which
+        is when fewer of the sorted values are below the minimum than are at most the maximum
+        (an unknown bound does not exclude a value)."""
+        own = self.names.own_kind(col)
+        by_kind: dict[str, list[object]] = {}
+        for lit in values:
+            other = literal_kind(lit.value)
+            if lit.value is None:
+                continue  # never equal: FALSE, nothing to add to the OR
+            if own is None and other == "lit":
+                return pl.lit(True)  # untyped column vs text: min/max order is not knowable
+            kind = common_kind(own, other)
+            value = cast_scalar(lit.value, kind)
+            if value is not None:  # NULL in the comparison type: never equal
+                by_kind.setdefault(kind, []).append(value)
+        tests = []
+        for kind, found in by_kind.items():
+            points = pl.Series(found, dtype=DTYPES[kind]).unique().sort()
+            lo, hi = self._bounds(col, own, kind)
+            below_min = pl.when(lo.is_not_null()).then(pl.lit(points).search_sorted(lo, "left"))
+            up_to_max = pl.when(hi.is_not_null()).then(pl.lit(points).search_sorted(hi, "right"))
+            below = below_min.fill_null(0).cast(pl.Int64)
+            at_most = up_to_max.fill_null(points.len()).cast(pl.Int64)
+            tests.append((at_most > below) & ~self._all_null(col))
+        return pl.any_horizontal(tests) if tests else pl.lit(False)
+
+    def _bounds(self, col: Column, own: str | None, kind: str) -> tuple[pl.Expr, pl.Expr]:
+        """The file's minimum and maximum of ``col`` in the comparison type; NULL when unknown
+        (a truncated string maximum is unknown)."""
+        lo_raw, hi_raw = self._path("minValues", col), self._path("maxValues", col)
+        if kind == "str":
+            hi_raw = pl.when(hi_raw.str.len_chars() < _STRING_PREFIX_LENGTH).then(hi_raw)
+        return typed_expr(lo_raw, own, kind), typed_expr(hi_raw, own, kind)
+
+    def _all_null(self, col: Column) -> pl.Expr:
+        """Every row of the file is NULL in ``col`` (FALSE when the counts are unknown)."""
+        nulls, rows = self._count("nullCount", col), self._count("numRecords", None)
+        return (nulls == rows).fill_null(False)

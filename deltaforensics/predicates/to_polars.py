@@ -40,6 +40,7 @@ from deltaforensics.predicates.ir import (
     TrueExpr,
     any_of,
 )
+from deltaforensics.predicates.membership import Members, gather_members
 
 
 def like_regex(pattern: str) -> str:
@@ -106,11 +107,14 @@ class _Polars:
         maybe = _constant(positive)  # Opaque, Unknown, or a column we cannot see
         if isinstance(p, TrueExpr | FalseExpr):
             return _constant(isinstance(p, TrueExpr))
-        if isinstance(p, And | Or):
+        if isinstance(p, And):
             exprs = [self.expr(q, positive) for q in p.parts]
-            if not exprs:
-                return _constant(isinstance(p, And))
-            return pl.all_horizontal(exprs) if isinstance(p, And) else pl.any_horizontal(exprs)
+            return pl.all_horizontal(exprs) if exprs else _constant(True)
+        if isinstance(p, Or):
+            gathered, rest = gather_members(p.parts)
+            exprs = [self.members(m, positive) for m in gathered]
+            exprs += [self.expr(q, positive) for q in rest]
+            return pl.any_horizontal(exprs) if exprs else _constant(False)
         if isinstance(p, Not):
             return ~self.expr(p.part, not positive)
         if isinstance(p, In):
@@ -133,6 +137,27 @@ class _Polars:
             hit = s.str.contains(f"{flags}^{like_regex(p.pattern)}$")
             return ~hit if p.negated else hit
         return maybe
+
+    def members(self, m: Members, positive: bool) -> pl.Expr:
+        """``column = v1 OR column = v2 …`` as one membership test per comparison type; a value
+        that is NULL in its comparison type stays an equality (it makes the OR NULL, not FALSE)."""
+        raw = self.raw(m.column)
+        if raw is None:
+            return _constant(positive)
+        own = self.names.own_kind(m.column)
+        by_kind: dict[str, list[Value]] = {}
+        tests: list[pl.Expr] = []
+        for lit in m.values:
+            kind = common_kind(own, literal_kind(lit.value))
+            value = cast_scalar(lit.value, kind)
+            if value is None:
+                tests.append(self.expr(Compare("=", m.column, lit), positive))
+            else:
+                by_kind.setdefault(kind, []).append(value)
+        for kind, values in by_kind.items():
+            allowed = pl.lit(pl.Series(values, dtype=DTYPES[kind])).implode()
+            tests.append(typed_expr(raw, own, kind).is_in(allowed))
+        return pl.any_horizontal(tests)
 
 
 def _compare_expr(op: str, a: pl.Expr, b: pl.Expr) -> pl.Expr:

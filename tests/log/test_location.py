@@ -1,0 +1,55 @@
+"""A table URL this tool does not read is refused at once, naming its scheme (exit 2): issue #19
+saw ``http://`` fail with a 403 from the client (exit 4) and ``s3://`` ask for s3fs."""
+
+from __future__ import annotations
+
+import pytest
+
+from deltaforensics.cli import main
+from deltaforensics.errors import UsageError
+from deltaforensics.log.location import resolve_remote
+from deltaforensics.log.storage import FsspecLogStore
+
+
+@pytest.mark.parametrize(
+    ("uri", "named"),
+    [
+        ("s3://bucket/table", "URL scheme 's3://'"),
+        ("s3a://bucket/table", "URL scheme 's3a://'"),
+        ("gs://bucket/table", "URL scheme 'gs://'"),
+        ("gcs://bucket/table", "URL scheme 'gcs://'"),
+        ("http://example.com/table", "URL scheme 'http://'"),
+        ("ftp://example.com/table", "URL scheme 'ftp://'"),
+        ("hdfs://namenode/table", "URL scheme 'hdfs://'"),
+        ("https://example.com/table", "https:// host 'example.com'"),
+        ("https://user:secret@example.com/t?sig=abc", "https:// host 'example.com'"),
+    ],
+)
+def test_an_unsupported_location_is_refused_naming_its_scheme(uri: str, named: str) -> None:
+    with pytest.raises(UsageError) as caught:
+        resolve_remote(uri, {})
+    message = str(caught.value)
+    assert named in message and "\n" not in message
+    assert "abfss://" in message and "az://" in message and "file://" in message
+    assert "secret" not in message and "sig=" not in message
+
+
+@pytest.mark.parametrize("command", ["history", "snapshot", "explain"])
+@pytest.mark.parametrize("uri", ["http://127.0.0.1:9/t", "s3://bucket/t", "gs://bucket/t"])
+def test_the_cli_exits_2_with_one_line(
+    command: str, uri: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main([command, uri]) == 2
+    out, err = capsys.readouterr()
+    scheme = uri.partition("://")[0]
+    assert out == "" and err.count("\n") == 1
+    assert err.startswith("error: unsupported table location") and f"'{scheme}://'" in err
+
+
+def test_azure_https_and_memory_locations_still_resolve() -> None:
+    store = FsspecLogStore.from_uri("memory://location-test/t", {})
+    assert store.display_uri == "memory://location-test/t"
+    resolved = resolve_remote(
+        "https://acct.dfs.core.windows.net/lake/t", {"account_key": "a2V5", "anon": "false"}
+    )
+    assert resolved.display_uri.startswith("https://acct.dfs.core.windows.net/lake/t")
