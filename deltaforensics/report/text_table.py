@@ -1,15 +1,20 @@
-"""A fast, dependency-free aligned text table (history can have 100,000 rows)."""
+"""A fast, dependency-free aligned text table (history can have 100,000 rows).
+
+Every cell is shown with its control characters written visibly (``\\x1b``).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+
+from deltaforensics.report.plain import visible
 
 
 def render_table(
     headers: Sequence[str], rows: Sequence[Sequence[str]], *, max_width: int = 60
 ) -> str:
     def clip(value: str) -> str:
-        value = value.replace("\n", " ")
+        value = visible(value.replace("\n", " "))
         return value if len(value) <= max_width else value[: max_width - 1] + "…"
 
     cells = [[clip(c) for c in row] for row in rows]

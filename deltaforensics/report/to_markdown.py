@@ -1,8 +1,11 @@
 """The explain and what-if reports as GitHub-flavoured Markdown, for tickets and PR comments.
 
 Formats the typed documents (a JSON document, e.g. a redacted one, is read back first). Log strings are untrusted and
-may hold ``|``, backticks, newlines or HTML: cells are escaped so that a predicate can neither
-break a table nor inject markup. Output is deterministic. Long sections are cut at ``max_rows``
+may hold ``|``, backticks, newlines, HTML or control characters: cells are escaped so that a
+predicate can neither break a table nor inject markup. Text writes ``<``, ``>`` and ``&`` as
+entities; a code span is cut at each ``<``, which is written as ``&lt;`` between the pieces, so
+that no renderer sees a tag; control characters are shown as ``\\x1b``
+(:func:`~deltaforensics.report.plain.visible`). Output is deterministic. Long sections are cut at ``max_rows``
 with a line that says how many rows the JSON report has beyond it (GitHub comments stop at
 65,536 characters).
 """
@@ -24,7 +27,13 @@ from deltaforensics.report.document.explain import (
     Table,
 )
 from deltaforensics.report.document.whatif import WhatIfDocument
-from deltaforensics.report.plain import change_text, commit_summary, commits_by_version
+from deltaforensics.report.plain import (
+    NO_APPLY_TEXT,
+    change_text,
+    commit_summary,
+    commits_by_version,
+    visible,
+)
 
 MAX_ROWS = 50
 # Markdown punctuation that can start emphasis, links, code, strikethrough, math or a cell edge.
@@ -42,16 +51,29 @@ def text(value: Any) -> str:
             if isinstance(value, list | dict)
             else str(value)
         )
+    value = visible(value, keep="\n\r\t")
     value = value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     value = _SPECIAL.sub(r"\\\1", value)
     return _newlines(value, "<br>")
 
 
 def code(value: Any, *, in_table: bool = True) -> str:
-    """An inline code span that survives backticks, newlines and (in tables) pipes."""
+    """An inline code span that survives backticks, newlines, (in tables) pipes and HTML.
+
+    A ``<`` ends the span and is written as ``&lt;`` before the next one starts: inside a code
+    span it would be shown as itself by a CommonMark renderer, but read as a tag by others.
+    """
     if value is None or value == "":
         return "—"
     raw = _newlines(value if isinstance(value, str) else json.dumps(value, sort_keys=True), " ")
+    return "&lt;".join(
+        _span(part, in_table=in_table) for part in visible(raw, keep="\t").split("<")
+    )
+
+
+def _span(raw: str, *, in_table: bool) -> str:
+    if not raw:
+        return ""
     fence = "`" * (max((len(m) for m in _BACKTICKS.findall(raw)), default=0) + 1)
     pad = " " if raw.startswith("`") or raw.endswith("`") else ""
     if in_table:
@@ -60,7 +82,15 @@ def code(value: Any, *, in_table: bool = True) -> str:
 
 
 def fenced(value: str) -> str:
-    """A fenced block longer than any backtick run inside ``value``."""
+    """A fenced block longer than any backtick run inside ``value``.
+
+    Text holding ``<`` is written as one code span per line instead (see :func:`code`).
+    """
+    value = visible(value, keep="\n\r\t")
+    if "<" in value:
+        return "  \n".join(
+            code(line, in_table=False) for line in _newlines(value, "\n").split("\n")
+        )
     fence = "`" * max(3, max((len(m) for m in _BACKTICKS.findall(value)), default=0) + 1)
     return f"{fence}\n{value.rstrip()}\n{fence}"
 
@@ -269,9 +299,9 @@ def _recommendations(recs: Sequence[Recommendation], max_rows: int) -> list[str]
         "### Recommendations",
         table(headers, rows, max_rows=max_rows),
         *(
-            f"**{i}. {code(change_text(r.change), in_table=False)}**\n\n{fenced(r.apply)}"
+            f"**{i}. {code(change_text(r.change), in_table=False)}**\n\n"
+            + (fenced(r.apply) if r.apply else text(NO_APPLY_TEXT))
             for i, r in enumerate(recs[:max_rows], 1)
-            if r.apply
         ),
     ]
 
