@@ -24,6 +24,11 @@ def _shown(match: re.Match[str]) -> str:
     return f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}"
 
 
+def has_control(value: str) -> bool:
+    """Whether :func:`visible` would change ``value`` (with nothing kept)."""
+    return _CONTROL.search(value) is not None
+
+
 def visible(value: str, *, keep: str = "") -> str:
     """``value`` with every control character written visibly (ESC -> ``\\x1b``).
 
