@@ -3,8 +3,10 @@
 Formats the typed documents (a JSON document, e.g. a redacted one, is read back first). Log strings are untrusted and
 may hold ``|``, backticks, newlines, HTML or control characters: cells are escaped so that a
 predicate can neither break a table nor inject markup. Text writes ``<``, ``>`` and ``&`` as
-entities; a code span is cut at each ``<``, which is written as ``&lt;`` between the pieces, so
-that no renderer sees a tag; control characters are shown as ``\\x1b``
+entities; a code span is cut at each ``<`` that could open a tag (``<`` then a letter, ``/``,
+``!`` or ``?``), which is written as ``&lt;`` between the pieces, and a code block holding one
+is an HTML ``<pre>`` block with entities, so that no renderer sees a tag; ``a < b`` stays one
+span. Control characters are shown as ``\\x1b``
 (:func:`~deltaforensics.report.plain.visible`). Output is deterministic. Long sections are cut at ``max_rows``
 with a line that says how many rows the JSON report has beyond it (GitHub comments stop at
 65,536 characters).
@@ -12,6 +14,7 @@ with a line that says how many rows the JSON report has beyond it (GitHub commen
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -39,6 +42,8 @@ MAX_ROWS = 50
 # Markdown punctuation that can start emphasis, links, code, strikethrough, math or a cell edge.
 _SPECIAL = re.compile(r"([\\`*_\[\]|~$])")
 _BACKTICKS = re.compile(r"`+")
+# A "<" that an HTML parser could read as the start of a tag, a comment or a declaration.
+_TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
 
 
 def text(value: Any) -> str:
@@ -60,15 +65,14 @@ def text(value: Any) -> str:
 def code(value: Any, *, in_table: bool = True) -> str:
     """An inline code span that survives backticks, newlines, (in tables) pipes and HTML.
 
-    A ``<`` ends the span and is written as ``&lt;`` before the next one starts: inside a code
-    span it would be shown as itself by a CommonMark renderer, but read as a tag by others.
+    A ``<`` that could open a tag ends the span and is written as ``&lt;`` before the next one
+    starts: inside a code span it is shown as itself by a CommonMark renderer, but not by all.
     """
     if value is None or value == "":
         return "—"
     raw = _newlines(value if isinstance(value, str) else json.dumps(value, sort_keys=True), " ")
-    return "&lt;".join(
-        _span(part, in_table=in_table) for part in visible(raw, keep="\t").split("<")
-    )
+    pieces = _TAG_START.split(visible(raw, keep="\t"))
+    return "&lt;".join(_span(piece, in_table=in_table) for piece in pieces)
 
 
 def _span(raw: str, *, in_table: bool) -> str:
@@ -84,13 +88,13 @@ def _span(raw: str, *, in_table: bool) -> str:
 def fenced(value: str) -> str:
     """A fenced block longer than any backtick run inside ``value``.
 
-    Text holding ``<`` is written as one code span per line instead (see :func:`code`).
+    Text holding a ``<`` that could open a tag is an HTML ``<pre>`` block with entities instead:
+    shown and copied as the same text, and no renderer reads a tag in it.
     """
     value = visible(value, keep="\n\r\t")
-    if "<" in value:
-        return "  \n".join(
-            code(line, in_table=False) for line in _newlines(value, "\n").split("\n")
-        )
+    if _TAG_START.search(value):
+        shown = html.escape(_newlines(value, "\n").rstrip(), quote=False)
+        return f"<pre>\n{shown}\n</pre>"
     fence = "`" * max(3, max((len(m) for m in _BACKTICKS.findall(value)), default=0) + 1)
     return f"{fence}\n{value.rstrip()}\n{fence}"
 
