@@ -78,30 +78,11 @@ def _hostile_log(root: Path) -> Path:
             info["readVersion"] = read
         return {"commitInfo": info}
 
-    part = {"p": HOSTILE}
-
-    def add(name: str, ts: int) -> Any:
-        path = f"p={HOSTILE}/{name}"
-        return {
-            "add": {
-                "path": path,
-                "partitionValues": part,
-                "size": 10,
-                "modificationTime": ts,
-                "dataChange": True,
-            }
-        }
-
-    def remove(name: str, ts: int) -> Any:
-        path = f"p={HOSTILE}/{name}"
-        return {
-            "remove": {
-                "path": path,
-                "deletionTimestamp": ts,
-                "dataChange": True,
-                "partitionValues": part,
-            }
-        }
+    def file(kind: str, name: str, ts: int) -> Any:
+        """An add or a remove of ``p=HOSTILE/name`` at time ``ts``."""
+        when = "modificationTime" if kind == "add" else "deletionTimestamp"
+        action = {"path": f"p={HOSTILE}/{name}", "partitionValues": {"p": HOSTILE}, "size": 10}
+        return {kind: {**action, when: ts, "dataChange": True}}
 
     fields = [{"name": n, "type": "string", "nullable": True, "metadata": {}} for n in ("p", "x")]
     metadata = {
@@ -118,13 +99,16 @@ def _hostile_log(root: Path) -> Path:
             {"protocol": {"minReaderVersion": 1, "minWriterVersion": 2}},
             {"metaData": metadata},
         ],
-        [commit("WRITE", {"mode": "Append"}, 0, 2000, job=True), add("a.parquet", 2000)],
-        [commit("WRITE", {"mode": HOSTILE}, 1, 3000, job=False), add("b.parquet", 3000)],
-        [commit("DELETE", {"predicate": predicate}, 1, 4000, job=True), remove("a.parquet", 4000)],
+        [commit("WRITE", {"mode": "Append"}, 0, 2000, job=True), file("add", "a.parquet", 2000)],
+        [commit("WRITE", {"mode": HOSTILE}, 1, 3000, job=False), file("add", "b.parquet", 3000)],
+        [
+            commit("DELETE", {"predicate": predicate}, 1, 4000, job=True),
+            file("remove", "a.parquet", 4000),
+        ],
         [
             commit("UPDATE", {"predicate": predicate}, 2, 5000, job=False),
-            remove("b.parquet", 5000),
-            add("c.parquet", 5000),
+            file("remove", "b.parquet", 5000),
+            file("add", "c.parquet", 5000),
         ],
     ]
     log = root / "_delta_log"
