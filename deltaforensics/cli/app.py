@@ -24,6 +24,7 @@ from deltaforensics.cli.rules import rules
 from deltaforensics.cli.snapshot import snapshot
 from deltaforensics.cli.whatif import whatif
 from deltaforensics.errors import DeltaForensicsError, UsageError
+from deltaforensics.report.plain import visible
 
 app = typer.Typer(
     name="deltaforensics",
@@ -106,7 +107,7 @@ def main(argv: list[str] | None = None, *, invocation: Invocation | None = None)
     except DeltaForensicsError as exc:
         if invocation.debug:
             sys.stderr.write(redact_message("".join(traceback.format_exception(exc)), invocation))
-        message = redact_message(str(exc), invocation)
+        message = visible(redact_message(str(exc), invocation))  # may quote the log
         sys.stderr.write(f"error: {message}\n")
         for note in getattr(exc, "__notes__", []):
             sys.stderr.write(f"{redact_message(note, invocation)}\n")

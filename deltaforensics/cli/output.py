@@ -11,6 +11,7 @@ from typing import Any
 
 from deltaforensics.cli.options import ExplainFormat, FailOn, TableFormat
 from deltaforensics.errors import UsageError
+from deltaforensics.report.plain import visible
 
 
 def emit(text: str) -> None:
@@ -80,4 +81,4 @@ def warn(diagnostics: list[dict[str, Any]], *, quiet: bool) -> None:
     for d in diagnostics:
         if d["severity"] != "info":
             where = f" (version {d['version']})" if d["version"] is not None else ""
-            sys.stderr.write(f"{d['severity']}: {d['code']} {d['message']}{where}\n")
+            sys.stderr.write(visible(f"{d['severity']}: {d['code']} {d['message']}{where}") + "\n")

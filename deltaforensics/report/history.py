@@ -17,6 +17,7 @@ from deltaforensics.report.document.history import (
     HistoryDocument,
     SnapshotDocument,
 )
+from deltaforensics.report.plain import visible
 from deltaforensics.report.text_table import render_table
 from deltaforensics.snapshot import Snapshot
 
@@ -193,7 +194,7 @@ def _files_json(frame: pl.DataFrame, columns: tuple[str, ...], slice_rows: int) 
 def snapshot_text(doc: SnapshotDocument | Mapping[str, Any]) -> str:
     """The live files as an aligned table; a JSON document (e.g. a redacted one) is read back."""
     snap = doc if isinstance(doc, SnapshotDocument) else SnapshotDocument.from_dict(doc)
-    head = (
+    head = visible(
         f"{snap.table} at version {snap.version}: {snap.num_files} live file(s); "
         f"partitioned by {', '.join(snap.partition_columns) or '(none)'}"
     )

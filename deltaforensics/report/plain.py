@@ -3,11 +3,44 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
 from deltaforensics.report.document.explain import Commit
+
+# C0 controls, DEL, C1 controls, and the bidirectional overrides and isolates that reorder what
+# a reader sees ("Trojan Source"): a log string holding one must not drive the reader's terminal
+# (ESC starts window-title, clear-screen and hyperlink sequences), nor a document.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+NO_APPLY_TEXT = (
+    "no statement to apply: the writers of this table cannot make this change (see why above)"
+)
+
+
+def _shown(match: re.Match[str]) -> str:
+    ch = match.group()
+    return f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}"
+
+
+def has_control(value: str) -> bool:
+    """Whether :func:`visible` would change ``value`` (with nothing kept)."""
+    return _CONTROL.search(value) is not None
+
+
+def visible(value: str, *, keep: str = "") -> str:
+    """``value`` with every control character written visibly (ESC -> ``\\x1b``).
+
+    The one function every human format (terminal, text tables, Markdown, HTML) passes a string
+    from the log through; ``keep`` names the characters a format shows as themselves (newline,
+    tab). JSON needs none of this: it escapes them itself and keeps the exact text.
+    """
+    if not _CONTROL.search(value):
+        return value
+    if not keep:
+        return _CONTROL.sub(_shown, value)
+    return _CONTROL.sub(lambda m: m.group() if m.group() in keep else _shown(m), value)
 
 
 def change_text(change: Mapping[str, Any]) -> str:

@@ -1,14 +1,20 @@
 """The explain and what-if reports as GitHub-flavoured Markdown, for tickets and PR comments.
 
 Formats the typed documents (a JSON document, e.g. a redacted one, is read back first). Log strings are untrusted and
-may hold ``|``, backticks, newlines or HTML: cells are escaped so that a predicate can neither
-break a table nor inject markup. Output is deterministic. Long sections are cut at ``max_rows``
+may hold ``|``, backticks, newlines, HTML or control characters: cells are escaped so that a
+predicate can neither break a table nor inject markup. Text writes ``<``, ``>`` and ``&`` as
+entities; a code span is cut at each ``<`` that could open a tag (``<`` then a letter, ``/``,
+``!`` or ``?``), which is written as ``&lt;`` between the pieces, and a code block holding one
+is an HTML ``<pre>`` block with entities, so that no renderer sees a tag; ``a < b`` stays one
+span. Control characters are shown as ``\\x1b``
+(:func:`~deltaforensics.report.plain.visible`). Output is deterministic. Long sections are cut at ``max_rows``
 with a line that says how many rows the JSON report has beyond it (GitHub comments stop at
 65,536 characters).
 """
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -24,12 +30,20 @@ from deltaforensics.report.document.explain import (
     Table,
 )
 from deltaforensics.report.document.whatif import WhatIfDocument
-from deltaforensics.report.plain import change_text, commit_summary, commits_by_version
+from deltaforensics.report.plain import (
+    NO_APPLY_TEXT,
+    change_text,
+    commit_summary,
+    commits_by_version,
+    visible,
+)
 
 MAX_ROWS = 50
 # Markdown punctuation that can start emphasis, links, code, strikethrough, math or a cell edge.
 _SPECIAL = re.compile(r"([\\`*_\[\]|~$])")
 _BACKTICKS = re.compile(r"`+")
+# A "<" that an HTML parser could read as the start of a tag, a comment or a declaration.
+_TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
 
 
 def text(value: Any) -> str:
@@ -42,16 +56,28 @@ def text(value: Any) -> str:
             if isinstance(value, list | dict)
             else str(value)
         )
+    value = visible(value, keep="\n\r\t")
     value = value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     value = _SPECIAL.sub(r"\\\1", value)
     return _newlines(value, "<br>")
 
 
 def code(value: Any, *, in_table: bool = True) -> str:
-    """An inline code span that survives backticks, newlines and (in tables) pipes."""
+    """An inline code span that survives backticks, newlines, (in tables) pipes and HTML.
+
+    A ``<`` that could open a tag ends the span and is written as ``&lt;`` before the next one
+    starts: inside a code span it is shown as itself by a CommonMark renderer, but not by all.
+    """
     if value is None or value == "":
         return "—"
     raw = _newlines(value if isinstance(value, str) else json.dumps(value, sort_keys=True), " ")
+    pieces = _TAG_START.split(visible(raw, keep="\t"))
+    return "&lt;".join(_span(piece, in_table=in_table) for piece in pieces)
+
+
+def _span(raw: str, *, in_table: bool) -> str:
+    if not raw:
+        return ""
     fence = "`" * (max((len(m) for m in _BACKTICKS.findall(raw)), default=0) + 1)
     pad = " " if raw.startswith("`") or raw.endswith("`") else ""
     if in_table:
@@ -60,7 +86,15 @@ def code(value: Any, *, in_table: bool = True) -> str:
 
 
 def fenced(value: str) -> str:
-    """A fenced block longer than any backtick run inside ``value``."""
+    """A fenced block longer than any backtick run inside ``value``.
+
+    Text holding a ``<`` that could open a tag is an HTML ``<pre>`` block with entities instead:
+    shown and copied as the same text, and no renderer reads a tag in it.
+    """
+    value = visible(value, keep="\n\r\t")
+    if _TAG_START.search(value):
+        shown = html.escape(_newlines(value, "\n").rstrip(), quote=False)
+        return f"<pre>\n{shown}\n</pre>"
     fence = "`" * max(3, max((len(m) for m in _BACKTICKS.findall(value)), default=0) + 1)
     return f"{fence}\n{value.rstrip()}\n{fence}"
 
@@ -269,9 +303,9 @@ def _recommendations(recs: Sequence[Recommendation], max_rows: int) -> list[str]
         "### Recommendations",
         table(headers, rows, max_rows=max_rows),
         *(
-            f"**{i}. {code(change_text(r.change), in_table=False)}**\n\n{fenced(r.apply)}"
+            f"**{i}. {code(change_text(r.change), in_table=False)}**\n\n"
+            + (fenced(r.apply) if r.apply else text(NO_APPLY_TEXT))
             for i, r in enumerate(recs[:max_rows], 1)
-            if r.apply
         ),
     ]
 

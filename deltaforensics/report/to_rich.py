@@ -1,4 +1,4 @@
-"""Terminal rendering of the explain report (rich). Every log string is escaped.
+"""Terminal rendering of the explain report (rich). Every log string is escaped (:func:`_text`).
 
 Order: a header (table, versions, profiles, isolation level and its source), the timeline of
 races and conflicts, one paragraph per finding with the winning commits' details, anomalies,
@@ -11,16 +11,27 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
+from rich.markup import escape as escape_markup
 from rich.table import Table
 
 from deltaforensics.evidence.anomalies import Anomaly
 from deltaforensics.report.document.explain import Commit, ExplainDocument, Recommendation
-from deltaforensics.report.plain import change_text, commit_summary, commits_by_version
+from deltaforensics.report.plain import (
+    NO_APPLY_TEXT,
+    change_text,
+    commit_summary,
+    commits_by_version,
+    visible,
+)
 
 MAX_FINDINGS = 40
 MAX_DIAGNOSTICS = 30
 Commits = Mapping[int | None, Commit]
+
+
+def _text(value: str) -> str:
+    """A log string as terminal text: markup escaped, control characters shown (``\\x1b``)."""
+    return escape_markup(visible(value, keep="\n\t"))
 
 
 def render_explain(doc: ExplainDocument | Mapping[str, Any], console: Console) -> None:
@@ -37,25 +48,25 @@ def render_explain(doc: ExplainDocument | Mapping[str, Any], console: Console) -
         console.print(f"\n[bold]Diagnostics[/bold] ({len(problems)})")
         for d in problems[:MAX_DIAGNOSTICS]:
             where = f" v{d.version}" if d.version is not None else ""
-            console.print(f"  {d.code}{where}: {escape(d.message)}")
+            console.print(f"  {d.code}{where}: {_text(d.message)}")
 
 
 def _header(doc: ExplainDocument, console: Console) -> None:
     t = doc.table
     iso = t.isolation_level
-    console.print(f"[bold]{escape(t.uri)}[/bold]")
+    console.print(f"[bold]{_text(t.uri)}[/bold]")
     layout = f"partitioned by {', '.join(t.partition_columns) or '(none)'}"
     if t.clustering_columns:
         layout += f" · clustered by {', '.join(t.clustering_columns)}"
     console.print(
         f"versions {t.first_version}..{t.latest_version} · {t.num_commits} commits · "
-        f"{t.num_files} live files · {escape(layout)}"
+        f"{t.num_files} live files · {_text(layout)}"
     )
     profiles = sorted({r.profile for r in doc.races})
     console.print(
-        f"isolation {escape(iso.value)} ({escape(iso.source)}) · "
-        f"writers: {escape(', '.join(t.engines_seen) or '-')} · "
-        f"profiles: {escape(', '.join(profiles) or '-')}"
+        f"isolation {_text(iso.value)} ({_text(iso.source)}) · "
+        f"writers: {_text(', '.join(t.engines_seen) or '-')} · "
+        f"profiles: {_text(', '.join(profiles) or '-')}"
     )
 
 
@@ -75,7 +86,7 @@ def _timeline(doc: ExplainDocument, commits: Commits, console: Console) -> None:
         known = commits.get(r.version)
         writer = (known.writer if known is not None else "").split(", cluster ")[0]
         outcome = (
-            "commits" if r.outcome == "commits" else f"[red]{escape(r.outcome)} ({r.code})[/red]"
+            "commits" if r.outcome == "commits" else f"[red]{_text(r.outcome)} ({r.code})[/red]"
         )
         if r.outcome == "commits" and r.fragile_under:
             outcome = "commits [yellow](fragile)[/yellow]"
@@ -84,8 +95,8 @@ def _timeline(doc: ExplainDocument, commits: Commits, console: Console) -> None:
                 r.version,
                 [
                     f"v{r.read_version} → v{r.version}",
-                    escape(r.operation),
-                    escape(writer),
+                    _text(r.operation),
+                    _text(writer),
                     _span(r.winners),
                     outcome,
                 ],
@@ -99,10 +110,10 @@ def _timeline(doc: ExplainDocument, commits: Commits, console: Console) -> None:
                 (at if at is not None else 1e18) + 0.5,
                 [
                     f"v{read if read is not None else '?'} → failed",
-                    escape(c.loser.statement or f"({c.source})")[:60],
+                    _text(c.loser.statement or f"({c.source})")[:60],
                     "",
                     _span(c.candidates) if c.winner_version is None else f"v{c.winner_version}",
-                    f"[red]{escape(c.exception)} ({c.code})[/red]",
+                    f"[red]{_text(c.exception)} ({c.code})[/red]",
                 ],
             )
         )
@@ -112,7 +123,7 @@ def _timeline(doc: ExplainDocument, commits: Commits, console: Console) -> None:
 
 
 def _commit_text(commits: Commits, version: int) -> str:
-    return escape(commit_summary(commits.get(version), version))
+    return _text(commit_summary(commits.get(version), version))
 
 
 def _findings(doc: ExplainDocument, commits: Commits, console: Console) -> None:
@@ -120,14 +131,14 @@ def _findings(doc: ExplainDocument, commits: Commits, console: Console) -> None:
     for c in doc.conflicts:
         statement = c.loser.statement
         lines = [
-            f"[bold red]{escape(c.exception)}[/bold red] ({c.code}, from {escape(c.source)}, "
-            f"confidence {c.confidence})" + (f": {escape(statement[:200])}" if statement else "")
+            f"[bold red]{_text(c.exception)}[/bold red] ({c.code}, from {_text(c.source)}, "
+            f"confidence {c.confidence})" + (f": {_text(statement[:200])}" if statement else "")
         ]
         if c.winner_version is not None:
             lines.append("  winner: " + _commit_text(commits, c.winner_version))
         elif c.candidates:
             lines.append(f"  winner: one of {_span(c.candidates)}")
-        lines.append(f"  why: {escape(c.reason)}")
+        lines.append(f"  why: {_text(c.reason)}")
         paragraphs.append("\n".join(lines))
     for r in doc.races:
         if r.outcome == "commits" and not r.fragile_under:
@@ -136,21 +147,21 @@ def _findings(doc: ExplainDocument, commits: Commits, console: Console) -> None:
         verdict = (
             "committed"
             if r.outcome == "commits"
-            else f"[red]the checker raises {escape(r.outcome)} ({r.code})[/red]"
+            else f"[red]the checker raises {_text(r.outcome)} ({r.code})[/red]"
         )
-        lines = [f"[bold]{head}[/bold] — {verdict} under {escape(r.profile)}"]
+        lines = [f"[bold]{head}[/bold] — {verdict} under {_text(r.profile)}"]
         for w in r.winners:
             lines.append("  raced: " + _commit_text(commits, w))
         lines.append(
-            f"  reads: {escape(r.read_predicate or 'nothing')} ({escape(r.read_reason)}; "
+            f"  reads: {_text(r.read_predicate or 'nothing')} ({_text(r.read_reason)}; "
             f"confidence {r.confidence})"
         )
-        lines.append(f"  why: {escape(r.reason)}")
+        lines.append(f"  why: {_text(r.reason)}")
         if r.fragile_under:
             fragile = "; ".join(
                 f"{f.change} → {f.outcome} against v{f.winner_version}" for f in r.fragile_under
             )
-            lines.append(f"  [yellow]would fail under[/yellow]: {escape(fragile)}")
+            lines.append(f"  [yellow]would fail under[/yellow]: {_text(fragile)}")
         paragraphs.append("\n".join(lines))
     if not paragraphs:
         return
@@ -170,7 +181,7 @@ def _anomalies(anomalies: Sequence[Anomaly], console: Console) -> None:
     for a in anomalies:
         colour = {"error": "red", "warning": "yellow"}.get(a.severity, "")
         severity = f"[{colour}]{a.severity}[/{colour}]" if colour else a.severity
-        table.add_row(a.code, severity, _span(a.versions), escape(a.reason))
+        table.add_row(a.code, severity, _span(a.versions), _text(a.reason))
     console.print()
     console.print(table)
 
@@ -184,7 +195,7 @@ def _recommendations(recs: Sequence[Recommendation], console: Console) -> None:
     for rank, r in enumerate(recs, start=1):
         table.add_row(
             str(rank),
-            escape(change_text(r.change)),
+            _text(change_text(r.change)),
             str(r.conflicts_avoided),
             str(r.conflicts_introduced),
             r.confidence,
@@ -192,9 +203,8 @@ def _recommendations(recs: Sequence[Recommendation], console: Console) -> None:
     console.print()
     console.print(table)
     for rank, r in enumerate(recs, start=1):
-        console.print(f"[bold]{rank}.[/bold] {escape(r.rationale)}")
-        # a recommendation without apply text fails here, as it always has (noted in #17)
-        console.print(f"   apply: {escape(r.apply)}")  # type: ignore[arg-type]
+        console.print(f"[bold]{rank}.[/bold] {_text(r.rationale)}")
+        console.print(f"   apply: {_text(r.apply) if r.apply else NO_APPLY_TEXT}")
 
 
 def _span(versions: Sequence[int]) -> str:

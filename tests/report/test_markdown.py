@@ -226,3 +226,13 @@ def test_code_spans_survive_backticks_pipes_and_newlines(
 def test_fences_are_longer_than_any_backtick_run_inside() -> None:
     assert fenced("select 1\n") == "```\nselect 1\n```"
     assert fenced("a ```` b") == "`````\na ```` b\n`````"
+
+
+def test_a_tag_from_the_log_is_cut_out_of_code_and_a_comparison_is_not() -> None:
+    assert code("date < '2024-02-02'") == "`date < '2024-02-02'`"
+    assert code("x <script>alert(1)</script>") == "`x `&lt;`script>alert(1)`&lt;`/script>`"
+    assert fenced("SELECT 1 WHERE a < 2") == "```\nSELECT 1 WHERE a < 2\n```"
+    block = fenced("MERGE INTO t USING <source> s\nON a <img src=x onerror=alert(1)>")
+    assert block == (
+        "<pre>\nMERGE INTO t USING &lt;source&gt; s\nON a &lt;img src=x onerror=alert(1)&gt;\n</pre>"
+    )

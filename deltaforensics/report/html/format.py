@@ -8,21 +8,22 @@ from html import escape
 from typing import Any
 
 from deltaforensics.report.document.explain import Race
+from deltaforensics.report.plain import visible
 
 MAX_FILES_SHOWN = 5
 
 
 def e(value: Any) -> str:
-    """Escape any JSON value for HTML text or a quoted attribute."""
+    """Escape any JSON value for HTML text or a quoted attribute, control characters shown."""
     if value is None:
         return ""
     if isinstance(value, str):
-        return escape(value, quote=True)
+        return escape(visible(value, keep="\n\t"), quote=True)
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int | float):
         return escape(str(value))
-    return escape(json.dumps(value, sort_keys=True, ensure_ascii=False), quote=True)
+    return escape(visible(json.dumps(value, sort_keys=True, ensure_ascii=False)), quote=True)
 
 
 def code(value: Any) -> str:

@@ -26,7 +26,7 @@ from deltaforensics.report.html.format import (
     table,
     versions,
 )
-from deltaforensics.report.plain import change_text, commit_summary
+from deltaforensics.report.plain import NO_APPLY_TEXT, change_text, commit_summary
 
 
 def races(entries: Sequence[Race]) -> str:
@@ -155,7 +155,11 @@ def evaluated_text(ev: Mapping[str, Any]) -> str:
 def recommendations(entries: Sequence[Recommendation]) -> str:
     rows = []
     for i, r in enumerate(entries):
-        apply = f"<pre>{e(r.apply)}</pre>" if r.apply else or_dash("")
+        apply = (
+            f"<pre>{e(r.apply)}</pre>"
+            if r.apply
+            else f'<span class="muted">{e(NO_APPLY_TEXT)}</span>'
+        )
         cells = [
             code(change_text(r.change)),
             f'<span class="num">{e(r.conflicts_avoided)}</span>',
