@@ -8,6 +8,11 @@ Output directory::
 
 With a state directory (:mod:`deltaforensics.audit.state`) a table is read from where the last
 run stopped, and its history outlives the log's retention.
+
+Every output file is written under a temporary name of its own and renamed into place
+(:mod:`deltaforensics.audit.files`), so runs writing into one output directory at once never
+leave a half-written file: each report and dataset part is one run's whole file (the last
+run to finish it wins).
 """
 
 from __future__ import annotations
