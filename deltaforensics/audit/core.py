@@ -56,8 +56,12 @@ def audit_frames(
     *,
     read_diagnostics: tuple[Diagnostic, ...] = (),
     commit_files_read: int = 0,
+    state_seen: str | None = None,
 ) -> TableOutcome:
-    """Join ``new`` to ``prior`` as ``plan`` says, analyse the whole kept history, report."""
+    """Join ``new`` to ``prior`` as ``plan`` says, analyse the whole kept history, report.
+
+    ``state_seen`` is the mark of the kept state the read saw; the state to keep carries it, so
+    that publishing it can tell whether a concurrent run published meanwhile."""
     frames = _kept_frames(plan, new, prior)
     replay = Replay(spec.uri, frames)
     first = replay.first_version
@@ -93,6 +97,7 @@ def audit_frames(
         first_seen_version=(
             prior.first_seen_version if prior is not None and plan.mode != "full" else first
         ),
+        based_on=state_seen,
     )
     return TableOutcome(
         name=spec.name,

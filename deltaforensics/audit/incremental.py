@@ -32,6 +32,8 @@ class TableState:
     last_commit: tuple[int, str, int | None] | None  # (version, file name, size) read last
     runs: int = 1
     first_seen_version: int = 0
+    # the mark of the kept state this run read (None: there was none); publishing compares it
+    based_on: str | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     @property

@@ -8,6 +8,11 @@ Output directory::
 
 With a state directory (:mod:`deltaforensics.audit.state`) a table is read from where the last
 run stopped, and its history outlives the log's retention.
+
+Every output file is written under a temporary name of its own and renamed into place
+(:mod:`deltaforensics.audit.files`), so runs writing into one output directory at once never
+leave a half-written file: each report and dataset part is one run's whole file (the last
+run to finish it wins).
 """
 
 from __future__ import annotations
@@ -29,8 +34,9 @@ from deltaforensics.analysis import load
 from deltaforensics.audit.config import AuditConfig, TableSpec
 from deltaforensics.audit.core import AuditSettings, TableOutcome, audit_frames
 from deltaforensics.audit.datasets import DATASETS
+from deltaforensics.audit.files import write_atomically
 from deltaforensics.audit.incremental import ReadPlan, TableState, commit_frames, plan_read
-from deltaforensics.audit.state import read_state, write_parquet, write_state
+from deltaforensics.audit.state import StateWrite, read_state_marked, write_parquet, write_state
 from deltaforensics.errors import DeltaForensicsError, UsageError
 from deltaforensics.log.commits import read_commits
 from deltaforensics.log.listing import LogListing, list_log
@@ -54,12 +60,17 @@ class TableRead:
     prior: TableState | None
     diagnostics: tuple[Diagnostic, ...]
     files_read: int
+    state_seen: str | None = None  # the mark of the kept state read (state.read_state_marked)
 
 
 def read_table(spec: TableSpec, store: LogStore, state_dir: Path | None) -> TableRead:
     """List, plan against the kept state, and read only what the plan needs (polars engine)."""
     listing = list_log(store)
-    prior = read_state(state_dir, spec.name, store.uri) if state_dir is not None else None
+    prior, seen = (
+        read_state_marked(state_dir, spec.name, store.uri)
+        if state_dir is not None
+        else (None, None)
+    )
     plan = plan_read(listing, prior)
     if plan.mode == "full":
         loaded = load(store, mode="history", listing=listing)
@@ -72,14 +83,15 @@ def read_table(spec: TableSpec, store: LogStore, state_dir: Path | None) -> Tabl
             prior,
             loaded.diagnostics,
             len(segment.commits) + parts,
+            seen,
         )
     if plan.mode == "incremental" and plan.segment is not None and prior is not None:
         names = [name for _, name in plan.segment.commits]
         blobs = store.read_many(names)
         triples = [(v, name, blobs[name]) for v, name in plan.segment.commits]
         frames = commit_frames(plan.segment, read_commits(triples), triples, prior)
-        return TableRead(listing, plan, frames, prior, (), len(triples))
-    return TableRead(listing, plan, None, prior, (), 0)
+        return TableRead(listing, plan, frames, prior, (), len(triples), seen)
+    return TableRead(listing, plan, None, prior, (), 0, seen)
 
 
 def run_audit(
@@ -161,7 +173,7 @@ def _audit_one(
         outcome = (
             source if isinstance(source, TableOutcome) else analyse_read(*source.result(), settings)
         )
-        _write_outcome(out, state_dir, outcome)
+        kept = _write_outcome(out, state_dir, outcome)
     except DeltaForensicsError as exc:
         return {**entry, **_failure(exc, 2 if isinstance(exc, UsageError) else 3, secrets)}
     except Exception as exc:
@@ -190,6 +202,7 @@ def _audit_one(
             "warnings": sum(d["severity"] != "info" for d in report["diagnostics"]),
         },
         "fail_on_hits": list(outcome.fail_on_hits),
+        **({"state": kept.to_dict()} if kept is not None else {}),
     }
 
 
@@ -209,10 +222,12 @@ def analyse_read(spec: TableSpec, read: TableRead, settings: AuditSettings) -> T
         settings,
         read_diagnostics=read.diagnostics,
         commit_files_read=read.files_read,
+        state_seen=read.state_seen,
     )
 
 
-def _write_outcome(out: Path, state_dir: Path | None, outcome: TableOutcome) -> None:
+def _write_outcome(out: Path, state_dir: Path | None, outcome: TableOutcome) -> StateWrite | None:
+    """Write the report and datasets, then publish the state (None: no state directory)."""
     name = outcome.name
     _write_text(out / "reports" / f"{name}.json", json.dumps(outcome.report, indent=2) + "\n")
     for dataset in DATASETS:
@@ -221,8 +236,13 @@ def _write_outcome(out: Path, state_dir: Path | None, outcome: TableOutcome) -> 
             write_parquet(outcome.datasets[dataset], path)
         except OSError as exc:
             raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
-    if state_dir is not None and outcome.read.get("mode") != "unchanged":
-        write_state(state_dir, name, outcome.state, outcome.commits)
+    if state_dir is None:
+        return None
+    if outcome.read.get("mode") == "unchanged":
+        return StateWrite(
+            written=False, version=outcome.state.end_version, reason="no new commits to keep"
+        )
+    return write_state(state_dir, name, outcome.state, outcome.commits)
 
 
 def _summary(
@@ -294,9 +314,7 @@ def _mkdir(path: Path) -> None:
 
 def _write_text(path: Path, text: str) -> None:
     _mkdir(path.parent)
-    tmp = path.with_suffix(path.suffix + ".tmp")
     try:
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(path)
+        write_atomically(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
     except OSError as exc:
         raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None

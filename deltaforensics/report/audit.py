@@ -52,5 +52,10 @@ def audit_text(summary: Mapping[str, Any]) -> str:
     ]
     if summary["state"]:
         lines.append(f"state: {summary['state']}")
+        lines += [
+            f"state of {t['name']} not written: {t['state']['reason']}"
+            for t in summary["tables"]
+            if t.get("state") and not t["state"]["written"] and t["read"]["mode"] != "unchanged"
+        ]
     lines.append(f"exit code {summary['exit_code']}")
     return "\n".join(lines)
