@@ -11,7 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from deltaforensics.errors import NotADeltaTableError
-from deltaforensics.log.paths import LogFileKind, LogPath, parse_log_path
+from deltaforensics.log.paths import MAX_VERSION, LogFileKind, LogPath, parse_log_path
 from deltaforensics.log.storage import LogStore
 
 
@@ -146,10 +146,19 @@ def list_log(store: LogStore) -> LogListing:
     )
 
 
+MAX_VERSION_DIGITS = f"{MAX_VERSION:020d}"
+
+
 def _is_plain_commit(name: str) -> bool:
     """``NNNNNNNNNNNNNNNNNNNN.json`` with ASCII digits; what :func:`parse_log_path` calls a
-    commit, less names it also accepts (other Unicode digits) and so still classifies."""
-    return len(name) == 25 and name.endswith(".json") and name.isascii() and name[:20].isdigit()
+    commit whose version fits Delta's signed 64-bit long (the rest it classifies itself)."""
+    return (
+        len(name) == 25
+        and name.endswith(".json")
+        and name.isascii()
+        and name[:20].isdigit()
+        and name[:20] <= MAX_VERSION_DIGITS
+    )
 
 
 def _prefer(cps: list[CheckpointFiles]) -> tuple[CheckpointFiles, ...]:
