@@ -59,3 +59,86 @@ def test_non_ascii_digits_are_junk_not_commits(
     assert doc["version"] == 1
     assert [f["path"] for f in doc["files"]] == ["a"]  # type: ignore[attr-defined,index]
     assert "W106" in _codes(doc)
+
+
+ADD = {"path": "a", "partitionValues": {}, "size": 1, "modificationTime": 1, "dataChange": True}
+
+
+def _with(kind: str, **fields: object) -> bytes:
+    action = {**ADD, **fields}
+    for k in [k for k, v in fields.items() if v is _DROP]:
+        del action[k]
+    return lines({kind: action})
+
+
+_DROP = object()
+
+
+@pytest.mark.parametrize(
+    ("line", "field"),
+    [
+        (
+            b'{"add":{"path":"a","partitionValues":{},"size":Infinity,"dataChange":true}}',
+            "add.size",
+        ),
+        (_with("add", size=2**63), "add.size"),
+        (_with("add", size=10**30), "add.size"),
+        (_with("add", size=1e30), "add.size"),
+        (_with("add", partitionValues={"date": {"x": 1}}), "add.partitionValues.date"),
+        (_with("add", partitionValues=["date", "x"]), "add.partitionValues"),
+        (_with("add", partitionValues="date=x"), "add.partitionValues"),
+        (_with("add", path=["a", "b"]), "add.path"),
+        (_with("add", path={"a": 1}), "add.path"),
+        (_with("add", path=None), "add.path"),
+        (_with("add", path=_DROP), "add.path"),
+        (_with("remove", path=_DROP), "remove.path"),
+        pytest.param(
+            b'{"add":{"path":"a","path":"b","partitionValues":{},"size":1}}\n',
+            "'path' appears twice",
+            marks=pytest.mark.xfail(
+                strict=True, reason="the polars fast path keeps the first key; not yet detected"
+            ),
+        ),
+    ],
+    ids=[
+        "size-infinity",
+        "size-2^63",
+        "size-10^30",
+        "size-1e30-float",
+        "nested-partition-value",
+        "partition-values-list",
+        "partition-values-string",
+        "path-list",
+        "path-object",
+        "path-null",
+        "add-without-path",
+        "remove-without-path",
+        "duplicate-key",
+    ],
+)
+def test_a_wrong_typed_field_is_an_error_naming_file_version_and_field(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, line: bytes, field: str
+) -> None:
+    root = write(tmp_path, [lines(PROTOCOL, METADATA), lines(add("b")), line])
+    for command in ("snapshot", "history"):
+        code, out, err = run(capsys, command, str(root))
+        _error(code, err, "00000000000000000002.json", "version 2", field)
+        assert out == ""
+
+
+def test_a_path_given_as_a_number_reads_as_jackson_reads_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    root = write(tmp_path, [lines(PROTOCOL, METADATA), _with("add", path=5)])
+    doc = _snapshot(capsys, root)
+    assert [f["path"] for f in doc["files"]] == ["5"]  # type: ignore[attr-defined,index]
+
+
+def test_a_duplicate_key_on_the_exact_path_is_an_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # a tab escape sends the file through the line-by-line reader, which refuses the repeated key
+    line = b'{"add":{"path":"a","path":"b","partitionValues":{},"size":1,"stats":"\\t"}}\n'
+    root = write(tmp_path, [lines(PROTOCOL, METADATA), line])
+    code, _, err = run(capsys, "snapshot", str(root))
+    _error(code, err, "00000000000000000001.json", "version 1", "'path' appears twice")
