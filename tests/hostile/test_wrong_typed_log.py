@@ -142,3 +142,22 @@ def test_a_duplicate_key_on_the_exact_path_is_an_error(
     root = write(tmp_path, [lines(PROTOCOL, METADATA), line])
     code, _, err = run(capsys, "snapshot", str(root))
     _error(code, err, "00000000000000000001.json", "version 1", "'path' appears twice")
+
+
+@pytest.mark.parametrize(
+    ("action", "field"),
+    [
+        ({"metaData": {**METADATA["metaData"], "partitionColumns": "date"}}, "partitionColumns"),  # type: ignore[dict-item]
+        ({"metaData": {**METADATA["metaData"], "configuration": ["a", "b"]}}, "configuration"),  # type: ignore[dict-item]
+        ({"protocol": {"minReaderVersion": 10**20, "minWriterVersion": 2}}, "minReaderVersion"),
+    ],
+    ids=["partition-columns-string", "configuration-list", "min-reader-version-huge"],
+)
+def test_a_wrong_typed_metadata_or_protocol_is_an_error_naming_version_and_field(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, action: dict[str, object], field: str
+) -> None:
+    root = write(tmp_path, [lines(PROTOCOL, METADATA), lines(action, add("a"))])
+    for command in ("snapshot", "explain"):
+        code, out, err = run(capsys, command, str(root))
+        _error(code, err, "version 1", field)
+        assert out == ""
