@@ -23,6 +23,7 @@ from deltaforensics.model.anomaly_codes import (
     UNMARKED_APPEND_VS_SPARK_READER,
 )
 from deltaforensics.model.codes import Code
+from deltaforensics.model.gaps import count, describe, missing_ranges
 from deltaforensics.profiles import parse_isolation
 from deltaforensics.replay import Replay
 from deltaforensics.transactions import Transaction
@@ -267,18 +268,20 @@ def duplicate_app_ids(txns: Sequence[Transaction]) -> list[Anomaly]:
 
 
 def commit_gaps(versions: Sequence[int]) -> list[Anomaly]:
-    versions = sorted(versions)
+    """One anomaly for the commits missing inside the retained log, as ranges: ``versions``
+    holds each range's first and last version (a 10,000-commit gap is two numbers)."""
     if not versions:
         return []
-    missing = sorted(set(range(versions[0], versions[-1] + 1)) - set(versions))
+    missing = missing_ranges(versions, min(versions), max(versions))
     if not missing:
         return []
     return [
         Anomaly.of(
             COMMIT_GAP,
-            versions=tuple(missing),
+            versions=tuple(sorted({v for lo, hi in missing for v in (lo, hi)})),
             files=(),
-            reason=f"{len(missing)} commit file(s) missing inside the retained log",
+            reason=f"{count(missing)} commit file(s) missing inside the retained log: "
+            f"{describe(missing)}",
         )
     ]
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from deltaforensics.errors import NotADeltaTableError
 from deltaforensics.log.paths import MAX_VERSION, LogFileKind, LogPath, parse_log_path
 from deltaforensics.log.storage import LogStore
+from deltaforensics.model.gaps import Range, missing_ranges
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -70,8 +71,9 @@ class LogListing:
             raise NotADeltaTableError(self.uri, "_delta_log holds no commits or checkpoints")
         return max(candidates)
 
-    def missing_commits(self, start: int, end: int) -> list[int]:
-        return [v for v in range(start, end + 1) if v not in self.commits]
+    def missing_commits(self, start: int, end: int) -> list[Range]:
+        """The missing commit versions in ``start..end`` as ranges (never enumerated)."""
+        return missing_ranges(self.commits, start, end)
 
 
 def list_log(store: LogStore) -> LogListing:

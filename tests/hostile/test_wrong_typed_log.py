@@ -161,3 +161,53 @@ def test_a_wrong_typed_metadata_or_protocol_is_an_error_naming_version_and_field
         code, out, err = run(capsys, command, str(root))
         _error(code, err, "version 1", field)
         assert out == ""
+
+
+def _commit_info(read_version: int | None) -> dict[str, object]:
+    return {
+        "commitInfo": {
+            "timestamp": 1,
+            "operation": "WRITE",
+            "operationParameters": {"mode": "Append"},
+            "readVersion": read_version,
+            "isolationLevel": "Serializable",
+            "isBlindAppend": False,
+        }
+    }
+
+
+def test_a_long_gap_is_reported_as_ranges_and_no_false_all_clear(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from tests.support.checkpoints import write_checkpoint
+
+    root = write(tmp_path, [lines(PROTOCOL, METADATA)])
+    log = root / "_delta_log"
+    write_checkpoint(log, 9998, [[PROTOCOL, METADATA]], [])
+    for v in (9999, 10000):
+        (log / f"{v:020d}.json").write_bytes(lines(_commit_info(9), add(f"f{v}")))
+    code, out, err = run(capsys, "explain", str(root), "--format", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    w101 = [d["message"] for d in doc["diagnostics"] if d["code"] == "W101"]
+    assert w101 and "1-9998" in w101[0] and len(w101[0]) < 200, w101
+    gaps = [a for a in doc["anomalies"] if a["code"] == "AN008"]
+    assert gaps and gaps[0]["versions"] == [1, 9998] and "1-9998" in gaps[0]["reason"], gaps
+    w302 = [d["message"] for d in doc["diagnostics"] if d["code"] == "W302"]
+    assert w302 and all("10-9998" in m and len(m) < 200 for m in w302), w302
+    for fmt in ("rich", "markdown", "html"):
+        code, out, err = run(capsys, "explain", str(root), "--format", fmt)
+        assert code == 0, err
+        assert "every commit read the version just before it" not in out, fmt
+
+
+def test_a_commit_with_a_huge_version_is_a_prompt_error_naming_the_gap(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    root = write(tmp_path, [lines(PROTOCOL, METADATA), lines(add("a"))])
+    (root / "_delta_log" / f"{2**63 - 1:020d}.json").write_bytes(lines(add("b")))
+    code, _, err = run(capsys, "snapshot", str(root))
+    _error(code, err, f"version {2**63 - 1}", f"2-{2**63 - 2} missing")
+    code, out, err = run(capsys, "history", str(root), "--format", "json")  # what it can read
+    assert code == 0, err
+    assert any(f"2-{2**63 - 2} missing" in d["message"] for d in json.loads(out)["diagnostics"])
