@@ -132,7 +132,8 @@ def _unreconstructable(
     shown = describe(missing)
     reason = f"commit(s) {shown} missing and no usable checkpoint covers them"
     if exclude:
-        reason += f" ({len(exclude)} checkpoint(s) unreadable)"
+        names = ", ".join(sorted(n[0] for n in exclude)[:3])
+        reason += f" ({len(exclude)} checkpoint(s) unreadable: {names})"
     err = VersionNotFoundError(listing.uri, end, reason)
     before = missing[0][0] - 1
     if before >= 0 and not listing.missing_commits(0, before):

@@ -211,3 +211,26 @@ def test_a_commit_with_a_huge_version_is_a_prompt_error_naming_the_gap(
     code, out, err = run(capsys, "history", str(root), "--format", "json")  # what it can read
     assert code == 0, err
     assert any(f"2-{2**63 - 2} missing" in d["message"] for d in json.loads(out)["diagnostics"])
+
+
+def test_a_checkpoint_without_an_add_column_falls_back_not_no_files(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    import pyarrow.parquet as pq
+
+    from tests.support.checkpoints import write_checkpoint
+
+    adds = [add(f"f{i}") for i in range(5)]
+    root = write(tmp_path, [lines(PROTOCOL, METADATA, *adds[:3]), lines(*adds[3:]), lines()])
+    log = root / "_delta_log"
+    target = write_checkpoint(log, 1, [[PROTOCOL, METADATA, *adds]], [a["add"] for a in adds])
+    pq.write_table(pq.read_table(target).drop_columns(["add"]), target)
+    doc = _snapshot(capsys, root)
+    assert sorted(f["path"] for f in doc["files"]) == [f"f{i}" for i in range(5)]  # type: ignore[attr-defined,index]
+    assert any(
+        d["code"] == "W102" and "no add column" in d["message"]
+        for d in doc["diagnostics"]  # type: ignore[attr-defined]
+    )
+    (log / f"{0:020d}.json").unlink()  # nothing to fall back to: an error naming the file
+    code, _, err = run(capsys, "snapshot", str(root))
+    _error(code, err, "version 2", "00000000000000000001.checkpoint.parquet")
