@@ -234,3 +234,21 @@ def test_a_checkpoint_without_an_add_column_falls_back_not_no_files(
     (log / f"{0:020d}.json").unlink()  # nothing to fall back to: an error naming the file
     code, _, err = run(capsys, "snapshot", str(root))
     _error(code, err, "version 2", "00000000000000000001.checkpoint.parquet")
+
+
+def test_no_all_clear_when_the_checkpoint_hides_the_only_commit(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # commits 1..9998 missing; commit 9999 read version 9 but its checkpoint covers it, so no
+    # commit is analysed: "every commit read the version just before it" would be false
+    from tests.support.checkpoints import write_checkpoint
+
+    root = write(tmp_path, [lines(PROTOCOL, METADATA)])
+    log = root / "_delta_log"
+    (log / f"{9999:020d}.json").write_bytes(lines(_commit_info(9), add("f")))
+    write_checkpoint(log, 9999, [[PROTOCOL, METADATA]], [add("f")["add"]])  # type: ignore[list-item]
+    for fmt in ("rich", "markdown", "html"):
+        code, out, err = run(capsys, "explain", str(root), "--format", fmt)
+        assert code == 0, err
+        assert "every commit read the version just before it" not in out, fmt
+        assert "no commit was analysed" in out, fmt
