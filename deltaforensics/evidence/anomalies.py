@@ -275,15 +275,11 @@ def commit_gaps(versions: Sequence[int]) -> list[Anomaly]:
     missing = missing_ranges(versions, min(versions), max(versions))
     if not missing:
         return []
-    return [
-        Anomaly.of(
-            COMMIT_GAP,
-            versions=tuple(sorted({v for lo, hi in missing for v in (lo, hi)})),
-            files=(),
-            reason=f"{count(missing)} commit file(s) missing inside the retained log: "
-            f"{describe(missing)}",
-        )
-    ]
+    ends = tuple(sorted({v for lo, hi in missing for v in (lo, hi)}))
+    reason = f"{count(missing)} commit file(s) missing inside the retained log"
+    if count(missing) > len(ends):  # the versions are range ends: say which ranges
+        reason += f": {describe(missing)}"
+    return [Anomaly.of(COMMIT_GAP, versions=ends, files=(), reason=reason)]
 
 
 _PROVENANCE_KEYS = frozenset(

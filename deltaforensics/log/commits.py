@@ -336,15 +336,10 @@ def _coerced_versions(raw: pl.DataFrame) -> set[int]:
         action = pl.col(kind)
         path = action.struct.field("path")
         pv = action.struct.field("partitionValues")
+        flat_object = pv.str.contains(r"^\{[^{\[]*$")  # a JSON object with no list or object inside
         hits.append(
             action.is_not_null()
-            & (
-                path.is_null()
-                | path.str.starts_with("[")
-                | path.str.starts_with("{")
-                | (pv.is_not_null() & ~pv.str.starts_with("{"))
-                | pv.str.slice(1).str.contains(r"[\[{]").fill_null(False)
-            )
+            & (path.is_null() | path.str.contains(r"^[\[{]") | ~flat_object.fill_null(True))
         )
     if not hits or raw.is_empty():
         return set()

@@ -30,7 +30,7 @@ from deltaforensics.model.diagnostic_codes import (
     STAGED_COMMITS_PRESENT,
 )
 from deltaforensics.model.diagnostics import Diagnostic, info, warning
-from deltaforensics.model.gaps import count, describe
+from deltaforensics.model.gaps import describe
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -174,7 +174,7 @@ def _commit_gaps(listing: LogListing, end: int, cp: CheckpointFiles | None) -> l
         out.append(
             warning(
                 COMMIT_GAP,
-                f"{count(missing)} commit(s) {describe(missing)} missing from the log"
+                f"commit(s) {describe(missing)} missing from the log"
                 + (f"; read around them from checkpoint {cp.version}" if cp and covered else ""),
                 missing[0][0],
             )

@@ -328,20 +328,17 @@ ALL_READ_THE_VERSION_BEFORE = "every commit read the version just before it"
 
 
 def no_race_reason(doc: ExplainDocument) -> str:
-    """Why the report shows no race, only as strong as what was read: the plain all-clear when
-    every commit was analysed, less when none was, or when commits are missing from the log."""
+    """Why the report shows no race, only as strong as what was read: when commits are
+    missing from the log (AN008), not every commit's read version was seen."""
+    if not any(a.code == COMMIT_GAP.code for a in doc.anomalies):
+        return ALL_READ_THE_VERSION_BEFORE
     t = doc.table
-    if t.num_commits == 0:
-        return (
-            f"no commit was analysed (the log is read from the checkpoint at version "
-            f"{t.first_version}), so no read version could be checked"
-        )
-    if any(a.code == COMMIT_GAP.code for a in doc.anomalies):
-        return (
-            f"each of the {t.num_commits} commit(s) analysed read the version just before it; "
-            f"commits missing from the log ({COMMIT_GAP.code}) cannot be judged"
-        )
-    return ALL_READ_THE_VERSION_BEFORE
+    seen = (
+        f"no commit was analysed (the log is read from the checkpoint at version {t.first_version})"
+        if t.num_commits == 0
+        else f"each of the {t.num_commits} commit(s) analysed read the version just before it"
+    )
+    return f"{seen}; commits missing from the log ({COMMIT_GAP.code}) cannot be judged"
 
 
 def involved_versions(
