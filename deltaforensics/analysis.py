@@ -32,6 +32,7 @@ from deltaforensics.model.diagnostic_codes import (
     READ_VERSION_UNKNOWN,
 )
 from deltaforensics.model.diagnostics import Diagnostic, info, warning
+from deltaforensics.model.gaps import count, describe, runs
 from deltaforensics.model.schemas import ActionFrames
 from deltaforensics.replay import Replay, content_diagnostics
 
@@ -314,8 +315,10 @@ def _history_diagnostics(txns: Sequence[Any], races: Sequence[Any]) -> Iterator[
             )
             yield warning(MODEL_DISAGREEMENT, message, r.version)
         if r.missing_winners:
+            gone = runs(r.missing_winners)
             message = (
-                f"winners {list(r.missing_winners)} of v{r.version} are not in the retained log"
+                f"{count(gone)} winner(s) {describe(gone)} of v{r.version} are not in the "
+                "retained log"
             )
             yield info(READ_VERSION_UNKNOWN, message, r.version)
 

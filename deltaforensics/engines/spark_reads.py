@@ -94,7 +94,7 @@ def json_actions(spark: Any, log_uri: str, commits: Commits, *, files: bool = Fa
         version = F.lit(commits[0][0]).cast("long")
     else:
         df = _listed(spark, log_uri, "json", commits, schema, **JSON_OPTIONS)
-        version = F.regexp_extract("_metadata.file_name", r"^(\d{20})\.json$", 1).cast("long")
+        version = F.regexp_extract("_metadata.file_name", r"^([0-9]{20})\.json$", 1).cast("long")
     return df.select(*json_columns(version))
 
 
@@ -124,7 +124,7 @@ def many_commits(
     )
     df = df.where(wanted)
     if parser == "spark":
-        columns = json_columns(F.regexp_extract(name, r"^(\d{20})\.json$", 1).cast("long"))
+        columns = json_columns(F.regexp_extract(name, r"^([0-9]{20})\.json$", 1).cast("long"))
     else:
         columns = [name.alias("_file"), F.col("content")]
     return df.select(*columns, folder.alias("_dir"))

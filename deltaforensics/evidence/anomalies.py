@@ -23,6 +23,7 @@ from deltaforensics.model.anomaly_codes import (
     UNMARKED_APPEND_VS_SPARK_READER,
 )
 from deltaforensics.model.codes import Code
+from deltaforensics.model.gaps import count, describe, missing_ranges
 from deltaforensics.profiles import parse_isolation
 from deltaforensics.replay import Replay
 from deltaforensics.transactions import Transaction
@@ -285,20 +286,18 @@ def duplicate_app_ids(txns: Sequence[Transaction]) -> list[Anomaly]:
 
 
 def commit_gaps(versions: Sequence[int]) -> list[Anomaly]:
-    versions = sorted(versions)
+    """One anomaly for the commits missing inside the retained log, as ranges: ``versions``
+    holds each range's first and last version (a 10,000-commit gap is two numbers)."""
     if not versions:
         return []
-    missing = sorted(set(range(versions[0], versions[-1] + 1)) - set(versions))
+    missing = missing_ranges(versions, min(versions), max(versions))
     if not missing:
         return []
-    return [
-        Anomaly.of(
-            COMMIT_GAP,
-            versions=tuple(missing),
-            files=(),
-            reason=f"{len(missing)} commit file(s) missing inside the retained log",
-        )
-    ]
+    ends = tuple(sorted({v for lo, hi in missing for v in (lo, hi)}))
+    reason = f"{count(missing)} commit file(s) missing inside the retained log"
+    if count(missing) > len(ends):  # the versions are range ends: say which ranges
+        reason += f": {describe(missing)}"
+    return [Anomaly.of(COMMIT_GAP, versions=ends, files=(), reason=reason)]
 
 
 _PROVENANCE_KEYS = frozenset(

@@ -117,6 +117,17 @@ def assemble_checkpoint(
         raise LogCorruptError(
             files.label, "checkpoint has no metaData or no protocol action", files.version
         )
+    parquet = [*(p.frame for p in parts if not p.is_json), *sidecars]
+    if (
+        parquet
+        and not any(p.is_json for p in parts)
+        and all("add" not in f.columns for f in parquet)
+    ):
+        # every writer writes the add column, null when no file is live: without it the live
+        # files are unknown, not none
+        raise LogCorruptError(
+            files.label, "checkpoint has no add column: its live files are unknown", files.version
+        )
     return RawCheckpoint(
         version=files.version,
         json_frames=tuple(p.frame for p in parts if p.is_json),

@@ -9,6 +9,7 @@ field by field, so an error names the file, the line and what is wrong with it.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 
 import polars as pl
@@ -40,7 +41,9 @@ def _read_one(version: int, name: str, data: bytes) -> pl.DataFrame:
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            obj = json.loads(line, object_pairs_hook=_no_duplicate_keys)
+        except DuplicateKeyError as exc:
+            raise LogCorruptError(name, f"line {number}: {exc}", version) from None
         except RecursionError:
             raise LogCorruptError(name, f"line {number}: JSON nested too deeply", version) from None
         except ValueError as exc:
@@ -54,14 +57,30 @@ def _read_one(version: int, name: str, data: bytes) -> pl.DataFrame:
         try:
             rows.append(_row(version, obj))
         except (TypeError, ValueError) as exc:
-            raise LogCorruptError(
-                name, f"line {number}: an action has the wrong type: {exc}", version
-            ) from None
+            raise LogCorruptError(name, f"line {number}: wrong type: {exc}", version) from None
     try:
         return pl.DataFrame(rows, schema=RAW_ACTION_SCHEMA, orient="row") if rows else _empty()
     except (pl.exceptions.PolarsError, TypeError, ValueError, OverflowError) as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise LogCorruptError(name, f"an action has the wrong type: {reason}", version) from None
+
+
+class DuplicateKeyError(ValueError):
+    """A JSON object with one key twice: Jackson keeps the last, polars and :mod:`json` differ,
+    delta-rs rejects the line. Readers disagree, so no answer is right: the line is refused."""
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        key = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+        raise DuplicateKeyError(f"key {key!r} appears twice in one object")
+    return out
+
+
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+FILE_ACTIONS = ("add", "remove")
 
 
 def _as_text(value: object) -> str | None:
@@ -71,37 +90,63 @@ def _as_text(value: object) -> str | None:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _as_int(value: object) -> int | None:
+def _as_int(value: object, field: str) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise TypeError(f"expected a number, got {type(value).__name__}")
+        raise TypeError(f"{field}: expected a number, got {type(value).__name__}")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise TypeError(f"{field}: {value} is not a finite number")
+    if not INT64_MIN <= value <= INT64_MAX:
+        raise TypeError(f"{field}: {value} is beyond a 64-bit integer")
     return int(value)
 
 
-def _as_bool(value: object) -> bool | None:
+def _as_bool(value: object, field: str) -> bool | None:
     if value is None or isinstance(value, bool):
         return value
-    raise TypeError(f"expected true or false, got {type(value).__name__}")
+    raise TypeError(f"{field}: expected true or false, got {type(value).__name__}")
 
 
-def _struct(value: object, dtype: pl.Struct) -> dict[str, object] | None:
+def _struct(value: object, dtype: pl.Struct, where: str) -> dict[str, object] | None:
     if value is None:
         return None
     if not isinstance(value, dict):
-        raise TypeError(f"expected an object, got {type(value).__name__}")
+        raise TypeError(f"{where}: expected an object, got {type(value).__name__}")
     out: dict[str, object] = {}
     for f in dtype.fields:
         v = value.get(f.name)
+        field = f"{where}.{f.name}"
         if isinstance(f.dtype, pl.Struct):
-            out[f.name] = _struct(v, f.dtype)
+            out[f.name] = _struct(v, f.dtype, field)
         elif f.dtype == pl.String:
             out[f.name] = _as_text(v)
         elif f.dtype == pl.Boolean:
-            out[f.name] = _as_bool(v)
+            out[f.name] = _as_bool(v, field)
         else:
-            out[f.name] = _as_int(v)
+            out[f.name] = _as_int(v, field)
+    if where in FILE_ACTIONS:
+        _check_file_action(where, value)
     return out
+
+
+def _check_file_action(kind: str, value: dict[str, object]) -> None:
+    """What Delta requires of an add or remove and a coercion would hide: a string path, and
+    partition values that are an object of scalars (Jackson reads them as a string map)."""
+    path = value.get("path")
+    if not isinstance(path, str | int | float) or isinstance(path, bool):
+        got = "missing" if path is None else f"a {type(path).__name__}, expected a string"
+        raise TypeError(f"{kind}.path: {got}")
+    pv = value.get("partitionValues")
+    if pv is None:
+        return
+    if not isinstance(pv, dict):
+        raise TypeError(f"{kind}.partitionValues: a {type(pv).__name__}, expected an object")
+    for column, v in pv.items():
+        if isinstance(v, dict | list):
+            raise TypeError(
+                f"{kind}.partitionValues.{column}: a {type(v).__name__}, expected a value"
+            )
 
 
 def _row(version: int, obj: dict[str, object]) -> dict[str, object]:
@@ -110,7 +155,7 @@ def _row(version: int, obj: dict[str, object]) -> dict[str, object]:
         if key == "_v":
             continue
         value = obj.get(key)
-        row[key] = _struct(value, dtype) if isinstance(dtype, pl.Struct) else _as_text(value)
+        row[key] = _struct(value, dtype, key) if isinstance(dtype, pl.Struct) else _as_text(value)
     return row
 
 

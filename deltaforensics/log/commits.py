@@ -296,8 +296,8 @@ def _read_in_general(blobs: Sequence[Blob]) -> pl.DataFrame:
 
 
 def _patch_exact(raw: pl.DataFrame, exact: list[int], blobs: Sequence[Blob]) -> pl.DataFrame:
-    mangled = _mangled_key_versions(raw)
-    if mangled:  # keys holding a quote: those files go through the exact path too
+    mangled = _mangled_key_versions(raw) | _coerced_versions(raw)
+    if mangled:  # keys holding a quote, coerced values: those files take the exact path too
         raw = raw.filter(~pl.col("_v").is_in(sorted(mangled)))
         exact = sorted(set(exact) | {i for i, (v, _, _) in enumerate(blobs) if v in mangled})
     if not exact:
@@ -322,3 +322,26 @@ def _mangled_key_versions(raw: pl.DataFrame) -> set[int]:
     texts += [pl.col(a).struct.field(f) for a, f in _OBJECT_FIELDS if a in raw.columns]
     hit = pl.any_horizontal(t.str.contains(_UNESCAPED_QUOTE).fill_null(False) for t in texts)
     return set(raw.select(pl.col("_v").filter(hit))["_v"].unique().to_list())
+
+
+def _coerced_versions(raw: pl.DataFrame) -> set[int]:
+    """Versions where polars may have coerced a file action's field into a String column that
+    the exact path would refuse: no path, a path or partition values read from a list or object
+    text where a string or a flat object belongs. A real path starting with ``[`` or a partition
+    value holding a bracket lands here too, and the exact path reads it unchanged."""
+    hits: list[pl.Expr] = []
+    for kind in ("add", "remove"):
+        if kind not in raw.columns or raw.schema[kind] == pl.Null:
+            continue
+        action = pl.col(kind)
+        path = action.struct.field("path")
+        pv = action.struct.field("partitionValues")
+        flat_object = pv.str.contains(r"^\{[^{\[]*$")  # a JSON object with no list or object inside
+        hits.append(
+            action.is_not_null()
+            & (path.is_null() | path.str.contains(r"^[\[{]") | ~flat_object.fill_null(True))
+        )
+    if not hits or raw.is_empty():
+        return set()
+    found = raw.select(pl.col("_v").filter(pl.any_horizontal(hits)))["_v"]
+    return set(found.unique().to_list())

@@ -11,8 +11,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from deltaforensics.errors import NotADeltaTableError
-from deltaforensics.log.paths import LogFileKind, LogPath, parse_log_path
+from deltaforensics.log.paths import MAX_VERSION, LogFileKind, LogPath, parse_log_path
 from deltaforensics.log.storage import LogStore
+from deltaforensics.model.gaps import Range, missing_ranges
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -70,8 +71,9 @@ class LogListing:
             raise NotADeltaTableError(self.uri, "_delta_log holds no commits or checkpoints")
         return max(candidates)
 
-    def missing_commits(self, start: int, end: int) -> list[int]:
-        return [v for v in range(start, end + 1) if v not in self.commits]
+    def missing_commits(self, start: int, end: int) -> list[Range]:
+        """The missing commit versions in ``start..end`` as ranges (never enumerated)."""
+        return missing_ranges(self.commits, start, end)
 
 
 def list_log(store: LogStore) -> LogListing:
@@ -146,10 +148,19 @@ def list_log(store: LogStore) -> LogListing:
     )
 
 
+MAX_VERSION_DIGITS = f"{MAX_VERSION:020d}"
+
+
 def _is_plain_commit(name: str) -> bool:
     """``NNNNNNNNNNNNNNNNNNNN.json`` with ASCII digits; what :func:`parse_log_path` calls a
-    commit, less names it also accepts (other Unicode digits) and so still classifies."""
-    return len(name) == 25 and name.endswith(".json") and name.isascii() and name[:20].isdigit()
+    commit whose version fits Delta's signed 64-bit long (the rest it classifies itself)."""
+    return (
+        len(name) == 25
+        and name.endswith(".json")
+        and name.isascii()
+        and name[:20].isdigit()
+        and name[:20] <= MAX_VERSION_DIGITS
+    )
 
 
 def _prefer(cps: list[CheckpointFiles]) -> tuple[CheckpointFiles, ...]:

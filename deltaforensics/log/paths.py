@@ -25,19 +25,23 @@ class LogFileKind(StrEnum):
     STAGED_COMMIT = "staged-commit"
 
 
-_V = r"(\d{20})"
+# ASCII digits only: `\d` also matches Arabic-Indic and fullwidth digits, which Delta never writes
+_V = r"([0-9]{20})"
 _UUID = r"([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})"
 _PATTERNS: tuple[tuple[LogFileKind, re.Pattern[str]], ...] = (
     (LogFileKind.COMMIT, re.compile(rf"^{_V}\.json$")),
     (LogFileKind.CHECKPOINT, re.compile(rf"^{_V}\.checkpoint\.parquet$")),
     (
         LogFileKind.CHECKPOINT_PART,
-        re.compile(rf"^{_V}\.checkpoint\.(\d{{10}})\.(\d{{10}})\.parquet$"),
+        re.compile(rf"^{_V}\.checkpoint\.([0-9]{{10}})\.([0-9]{{10}})\.parquet$"),
     ),
     (LogFileKind.CHECKPOINT_V2, re.compile(rf"^{_V}\.checkpoint\.{_UUID}\.(json|parquet)$")),
     (LogFileKind.COMPACTED, re.compile(rf"^{_V}\.{_V}\.compacted\.json$")),
     (LogFileKind.CRC, re.compile(rf"^{_V}\.crc$")),
 )
+# Delta versions are a Java long (Delta-Spark ``FileNames.getFileVersion`` is ``toLong``); a
+# 20-digit name beyond it is no commit any reader takes, so it is junk (listed, W-diagnosed).
+MAX_VERSION = 2**63 - 1
 _STAGED = re.compile(rf"^_staged_commits/{_V}\.{_UUID}\.json$")
 _SIDECAR = re.compile(r"^_sidecars/([^/]+\.parquet)$")
 
@@ -69,6 +73,8 @@ def parse_log_path(name: str) -> LogPath | None:
     if name == "_last_checkpoint":
         return LogPath(name=name, kind=LogFileKind.LAST_CHECKPOINT)
     if m := _STAGED.match(name):
+        if int(m[1]) > MAX_VERSION:
+            return None
         return LogPath(
             name=name, kind=LogFileKind.STAGED_COMMIT, version=int(m[1]), uuid=m[2].lower()
         )
@@ -79,6 +85,8 @@ def parse_log_path(name: str) -> LogPath | None:
         if m is None:
             continue
         version = int(m[1])
+        if version > MAX_VERSION or (kind is LogFileKind.COMPACTED and int(m[2]) > MAX_VERSION):
+            return None  # Delta versions are signed 64-bit: no reader reads such a name
         if kind is LogFileKind.CHECKPOINT_PART:
             part, total = int(m[2]), int(m[3])
             if part < 1 or part > total:

@@ -30,6 +30,7 @@ from deltaforensics.model.diagnostic_codes import (
     STAGED_COMMITS_PRESENT,
 )
 from deltaforensics.model.diagnostics import Diagnostic, info, warning
+from deltaforensics.model.gaps import describe
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -128,12 +129,13 @@ def _unreconstructable(
     listing: LogListing, end: int, exclude: frozenset[tuple[str, ...]]
 ) -> VersionNotFoundError:
     missing = listing.missing_commits(0, end)
-    shown = _ranges(missing)
+    shown = describe(missing)
     reason = f"commit(s) {shown} missing and no usable checkpoint covers them"
     if exclude:
-        reason += f" ({len(exclude)} checkpoint(s) unreadable)"
+        names = ", ".join(sorted(n[0] for n in exclude)[:3])
+        reason += f" ({len(exclude)} checkpoint(s) unreadable: {names})"
     err = VersionNotFoundError(listing.uri, end, reason)
-    before = min(missing) - 1
+    before = missing[0][0] - 1
     if before >= 0 and not listing.missing_commits(0, before):
         err.add_note(f"hint: --to-version {before} reads what precedes the gap")
     return err
@@ -166,17 +168,15 @@ def _commit_gaps(listing: LogListing, end: int, cp: CheckpointFiles | None) -> l
     versions = listing.commit_versions
     if not versions:
         return out
-    missing = [
-        v for v in range(versions[0], min(versions[-1], end) + 1) if v not in listing.commits
-    ]
+    missing = listing.missing_commits(versions[0], min(versions[-1], end))
     if missing:
-        covered = cp is not None and max(missing) <= cp.version
+        covered = cp is not None and missing[-1][1] <= cp.version
         out.append(
             warning(
                 COMMIT_GAP,
-                f"commit(s) {_ranges(missing)} missing from the log"
+                f"commit(s) {describe(missing)} missing from the log"
                 + (f"; read around them from checkpoint {cp.version}" if cp and covered else ""),
-                missing[0],
+                missing[0][0],
             )
         )
     if versions[0] > 0:
@@ -265,18 +265,3 @@ def _ignored_files(listing: LogListing) -> list[Diagnostic]:
             )
         )
     return out
-
-
-def _ranges(versions: list[int]) -> str:
-    if not versions:
-        return ""
-    parts: list[str] = []
-    start = prev = versions[0]
-    for v in [*versions[1:], None]:
-        if v is not None and v == prev + 1:
-            prev = v
-            continue
-        parts.append(str(start) if start == prev else f"{start}-{prev}")
-        if v is not None:
-            start = prev = v
-    return ", ".join(parts)

@@ -17,10 +17,12 @@ class Protocol:
     @classmethod
     def from_json(cls, text: str) -> Protocol:
         doc = json.loads(text)
+        if not isinstance(doc, dict):
+            raise ValueError("protocol: not a JSON object")
         rf, wf = doc.get("readerFeatures"), doc.get("writerFeatures")
         return cls(
-            min_reader_version=int(doc.get("minReaderVersion") or 1),
-            min_writer_version=int(doc.get("minWriterVersion") or 2),
+            min_reader_version=_protocol_int(doc, "minReaderVersion", 1),
+            min_writer_version=_protocol_int(doc, "minWriterVersion", 2),
             reader_features=tuple(rf) if isinstance(rf, list) else None,
             writer_features=tuple(wf) if isinstance(wf, list) else None,
         )
@@ -69,6 +71,9 @@ class Metadata:
     @classmethod
     def from_json(cls, text: str) -> Metadata:
         doc = json.loads(text)
+        if not isinstance(doc, dict):
+            raise ValueError("metaData: not a JSON object")
+        _check_metadata(doc)
         schema_string = doc.get("schemaString")
         physical: dict[str, str] = {}
         types: dict[str, str] = {}
@@ -112,3 +117,30 @@ class Metadata:
     @property
     def physical_partition_columns(self) -> tuple[str, ...]:
         return tuple(self.physical_name(c) for c in self.partition_columns)
+
+
+INT32_MAX = 2**31 - 1
+
+
+def _protocol_int(doc: dict[str, Any], key: str, default: int) -> int:
+    """A protocol version: an ``Int`` in Delta's ``Protocol``, so Delta-Spark refuses any other."""
+    value = doc.get(key)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= INT32_MAX:
+        raise ValueError(f"protocol.{key}: {value!r} is not a protocol version (0..2^31-1)")
+    return value
+
+
+def _check_metadata(doc: dict[str, Any]) -> None:
+    """Shapes Delta requires and a coercion would hide (``"date"`` read as ``d, a, t, e``)."""
+    columns = doc.get("partitionColumns")
+    if columns is not None and (
+        not isinstance(columns, list) or not all(isinstance(c, str) for c in columns)
+    ):
+        raise ValueError(
+            f"metaData.partitionColumns: {json.dumps(columns)[:60]} is not a list of strings"
+        )
+    config = doc.get("configuration")
+    if config is not None and not isinstance(config, dict):
+        raise ValueError(f"metaData.configuration: a {type(config).__name__}, expected an object")

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from deltaforensics.report.document.explain import ExplainDocument
+from deltaforensics.report.document.explain import ExplainDocument, no_race_reason
 from deltaforensics.report.html import sections
 from deltaforensics.report.html.format import code, e, or_dash, plural, race_status, section
 from deltaforensics.report.html.timeline import MAX_TIMELINE_ROWS, timeline
@@ -82,7 +82,7 @@ def to_html(doc: ExplainDocument | Mapping[str, Any]) -> str:
         _header(report),
         _cards(report),
         section("Timeline", timeline(report), "timeline"),
-        section("Races", sections.races(report.races), "races"),
+        section("Races", sections.races(report.races, no_race_reason(report)), "races"),
         section("Conflicts", sections.conflicts(report.conflicts, commits), "conflicts"),
         section("Attempts", sections.attempts(report.attempts), "attempts"),
         section("Anomalies", sections.anomalies(report.anomalies), "anomalies"),

@@ -28,6 +28,7 @@ from deltaforensics.report.document.explain import (
     Race,
     Recommendation,
     Table,
+    no_race_reason,
 )
 from deltaforensics.report.document.whatif import WhatIfDocument
 from deltaforensics.report.plain import (
@@ -193,10 +194,10 @@ def _summary(doc: ExplainDocument) -> str:
     )
 
 
-def _races(races: Sequence[Race], max_rows: int) -> list[str]:
+def _races(races: Sequence[Race], max_rows: int, none: str) -> list[str]:
     out = ["### Races"]
     if not races:
-        return [*out, "None: every commit read the version just before it."]
+        return [*out, f"None: {none}."]
     risky = _at_risk(races)
     rows = [
         [
@@ -317,7 +318,7 @@ def to_markdown(doc: ExplainDocument | Mapping[str, Any], *, max_rows: int = MAX
         f"## deltaforensics: write conflicts in {code(report.table.uri, in_table=False)}",
         _summary(report),
         _table_facts(report.table),
-        *_races(report.races, max_rows),
+        *_races(report.races, max_rows, no_race_reason(report)),
         *_conflicts(report, max_rows),
         *_attempts(report.attempts, max_rows),
         *_anomalies(report, max_rows),

@@ -15,7 +15,12 @@ from rich.markup import escape as escape_markup
 from rich.table import Table
 
 from deltaforensics.evidence.anomalies import Anomaly
-from deltaforensics.report.document.explain import Commit, ExplainDocument, Recommendation
+from deltaforensics.report.document.explain import (
+    Commit,
+    ExplainDocument,
+    Recommendation,
+    no_race_reason,
+)
 from deltaforensics.report.plain import (
     NO_APPLY_TEXT,
     change_text,
@@ -74,7 +79,7 @@ def _timeline(doc: ExplainDocument, commits: Commits, console: Console) -> None:
     races, conflicts = doc.races, doc.conflicts
     console.print()
     if not races and not conflicts:
-        console.print("No races and no conflicts: every commit read the version just before it.")
+        console.print(f"No races and no conflicts: {escape(no_race_reason(doc))}.")
         return
     table = Table(
         title=f"Timeline: {len(races)} race(s), {len(conflicts)} conflict(s)", expand=False

@@ -7,7 +7,8 @@ from hypothesis import strategies as st
 
 from deltaforensics.log.paths import LogFileKind, LogPath, format_log_path, parse_log_path
 
-versions = st.integers(min_value=0, max_value=10**19)
+# Delta versions are a signed 64-bit long (issue #19: beyond it a name is junk)
+versions = st.integers(min_value=0, max_value=2**63 - 1 - 1000)
 uuids = st.uuids().map(str)
 
 
@@ -102,3 +103,11 @@ def test_every_kind_of_log_file_has_a_name_format() -> None:
     for kind in LogFileKind:
         path = LogPath(name="n", kind=kind, version=3, part=1, num_parts=2, end_version=4, uuid="u")
         assert format_log_path(path)
+
+
+def test_names_beyond_int64_or_with_non_ascii_digits_are_not_log_files() -> None:
+    assert parse_log_path(f"{2**63 - 1:020d}.json") is not None
+    assert parse_log_path(f"{2**63:020d}.json") is None
+    assert parse_log_path("99999999999999999999.checkpoint.parquet") is None
+    assert parse_log_path("0" * 19 + "\u0662.json") is None
+    assert parse_log_path("0" * 19 + "1.checkpoint.000000000\uff11.0000000001.parquet") is None

@@ -17,6 +17,7 @@ from deltaforensics.analysis import ConflictAnalysis, TableIsolation
 from deltaforensics.conflicts.checker import Fragility, Verdict
 from deltaforensics.evidence.anomalies import Anomaly
 from deltaforensics.evidence.winners import ErrorConflict
+from deltaforensics.model.anomaly_codes import COMMIT_GAP
 from deltaforensics.model.diagnostics import Diagnostic
 from deltaforensics.report.document.entry import FORMAT_VERSION, Entry
 from deltaforensics.transactions import Transaction
@@ -321,6 +322,23 @@ class ExplainDocument(Entry):
                 Commit.from_transaction(t) for t in analysis.transactions if t.version in wanted
             ),
         )
+
+
+ALL_READ_THE_VERSION_BEFORE = "every commit read the version just before it"
+
+
+def no_race_reason(doc: ExplainDocument) -> str:
+    """Why the report shows no race, only as strong as what was read: when commits are
+    missing from the log (AN008), not every commit's read version was seen."""
+    if not any(a.code == COMMIT_GAP.code for a in doc.anomalies):
+        return ALL_READ_THE_VERSION_BEFORE
+    t = doc.table
+    seen = (
+        f"no commit was analysed (the log is read from the checkpoint at version {t.first_version})"
+        if t.num_commits == 0
+        else f"each of the {t.num_commits} commit(s) analysed read the version just before it"
+    )
+    return f"{seen}; commits missing from the log ({COMMIT_GAP.code}) cannot be judged"
 
 
 def involved_versions(

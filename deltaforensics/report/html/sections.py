@@ -29,7 +29,7 @@ from deltaforensics.report.html.format import (
 from deltaforensics.report.plain import NO_APPLY_TEXT, change_text, commit_summary
 
 
-def races(entries: Sequence[Race]) -> str:
+def races(entries: Sequence[Race], none: str) -> str:
     rows = []
     for i, r in enumerate(entries):
         winners = versions(r.winners)
@@ -59,7 +59,7 @@ def races(entries: Sequence[Race]) -> str:
     return table(
         [*headers, "Fragile under", "Isolation · profile"],
         rows,
-        "No races: every commit read the version just before it.",
+        f"No races: {e(none)}.",
     )
 
 
