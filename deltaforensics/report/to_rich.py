@@ -79,7 +79,7 @@ def _timeline(doc: ExplainDocument, commits: Commits, console: Console) -> None:
     races, conflicts = doc.races, doc.conflicts
     console.print()
     if not races and not conflicts:
-        console.print(f"No races and no conflicts: {escape(no_race_reason(doc))}.")
+        console.print(f"No races and no conflicts: {_text(no_race_reason(doc))}.")
         return
     table = Table(
         title=f"Timeline: {len(races)} race(s), {len(conflicts)} conflict(s)", expand=False
