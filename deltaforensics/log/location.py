@@ -1,8 +1,8 @@
 """Remote table locations: URL form -> (filesystem, root, credential-free display URI).
 
 ADLS specifics live in :mod:`deltaforensics.log.azure`; ``memory://`` (an in-process filesystem,
-for tests and embedding) goes straight through ``fsspec.core.url_to_fs``. Every other scheme is
-refused before any client is made: ``s3://`` or a plain ``http://`` once reached fsspec and
+for tests and embedding) and a filesystem the embedding program registered with fsspec itself go
+straight through ``fsspec.core.url_to_fs``. Every other scheme is refused before any client is made: ``s3://`` or a plain ``http://`` once reached fsspec and
 failed late and obscurely (a 403, "install s3fs") although this tool does not read them.
 """
 
@@ -33,13 +33,22 @@ def resolve_remote(uri: str, storage_options: dict[str, str]) -> ResolvedLocatio
         from deltaforensics.log import azure  # noqa: PLC0415 - adlfs is heavy to import
 
         return azure.resolve(uri, storage_options)
-    if scheme != "memory":
+    if not _registered_in_process(scheme):
         raise unsupported_location(scheme, host)
     try:
         fs, root = fsspec.core.url_to_fs(uri, **storage_options)
     except (ImportError, ValueError) as exc:
         raise StorageError(uri, f"cannot open this URL scheme: {exc}") from None
     return ResolvedLocation(fs=fs, root=root, display_uri=uri, classify=plain_reason)
+
+
+def _registered_in_process(scheme: str) -> bool:
+    """``memory://``, or a filesystem the embedding program registered with fsspec itself
+    (``fsspec.register_implementation``): it chose that store knowingly. fsspec's own catalogue
+    of protocols (s3, gcs, http, ...) is what this tool does not read."""
+    from fsspec.registry import known_implementations, registry  # noqa: PLC0415
+
+    return scheme == "memory" or (scheme in registry and scheme not in known_implementations)
 
 
 def unsupported_location(scheme: str, host: str) -> UsageError:
