@@ -9,6 +9,7 @@ reports, the datasets, the kept state and the summary entry must be identical.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -63,20 +64,28 @@ def assert_same_outputs(polars_out: Path, spark_out: Path) -> None:
             assert (spark_out / rel).read_text() == (polars_out / rel).read_text(), rel
 
 
+def _state_files(state: Path) -> dict[Path, Path]:
+    """Each state file by its name with the publishing run's mark taken out: a part is
+    ``part-<end>-<run>.parquet``, and two runs never share a run mark."""
+    return {
+        p.relative_to(state).with_name(re.sub(r"^(part-\d+)-[^.]+(\.parquet)$", r"\1\2", p.name)): p
+        for p in state.rglob("*")
+        if p.is_file()
+    }
+
+
 def assert_same_state(polars_state: Path, spark_state: Path) -> None:
-    files = sorted(p.relative_to(polars_state) for p in polars_state.rglob("*") if p.is_file())
-    assert files == sorted(
-        p.relative_to(spark_state) for p in spark_state.rglob("*") if p.is_file()
-    )
-    for rel in files:
+    polars_files, spark_files = _state_files(polars_state), _state_files(spark_state)
+    assert sorted(polars_files) == sorted(spark_files)
+    for rel, polars_file in polars_files.items():
+        spark_file = spark_files[rel]
         if rel.suffix == ".parquet":
-            assert_frame_equal(
-                pl.read_parquet(spark_state / rel), pl.read_parquet(polars_state / rel)
-            )
-        else:
-            meta = [json.loads((d / rel).read_text()) for d in (polars_state, spark_state)]
+            assert_frame_equal(pl.read_parquet(spark_file), pl.read_parquet(polars_file))
+        elif rel.suffix == ".json":
+            meta = [json.loads(f.read_text()) for f in (polars_file, spark_file)]
             for doc in meta:
                 doc.pop("updated_at_ms")
+                doc.pop("run", None)
             assert meta[0] == meta[1], rel
 
 
