@@ -11,6 +11,7 @@ from __future__ import annotations
 from urllib.parse import urlparse
 
 import fsspec
+from fsspec.registry import known_implementations, registry
 
 from deltaforensics.errors import StorageError, UsageError
 from deltaforensics.log.resolved_location import ResolvedLocation, plain_reason
@@ -46,8 +47,6 @@ def _registered_in_process(scheme: str) -> bool:
     """``memory://``, or a filesystem the embedding program registered with fsspec itself
     (``fsspec.register_implementation``): it chose that store knowingly. fsspec's own catalogue
     of protocols (s3, gcs, http, ...) is what this tool does not read."""
-    from fsspec.registry import known_implementations, registry  # noqa: PLC0415
-
     return scheme == "memory" or (scheme in registry and scheme not in known_implementations)
 
 
