@@ -1,4 +1,4 @@
-"""``deltaforensics rules``: the conflict rules' own documentation."""
+"""``deltaforensics rules``: the documentation of every code the reports carry."""
 
 from __future__ import annotations
 
@@ -12,10 +12,11 @@ from deltaforensics.errors import UsageError
 
 def rules(
     code: Annotated[
-        str | None, typer.Argument(help="A rule code such as DC010; all rules when omitted.")
+        str | None,
+        typer.Argument(help="A code such as DC010, AN003 or W401; every code when omitted."),
     ] = None,
 ) -> None:
-    """Document the conflict rules (Delta's checks, in Delta's order)."""
+    """Document the conflict rules (Delta's checks, in Delta's order), anomalies and diagnostics."""
     from deltaforensics.report.catalogue import listing, page  # noqa: PLC0415
 
     if code is None:
