@@ -1,0 +1,358 @@
+"""The racing pairs run on the real engines: every operation as winner and as loser.
+
+An operation is a real statement (SQL, or a DataFrame write where Spark has no SQL for the
+option: ``txnAppId``, ``replaceWhere``, dynamic partition overwrite) plus the same statement as
+a user would give it to ``explain --attempt`` with its flags. A pair is (winner, loser, layout):
+partitioned by ``date`` or not, deletion vectors on or off, and the loser touching the winner's
+region (partition 2024-01-01, ids 0-19) or a disjoint one (2024-01-03, ids 200-209). Cells a
+release cannot run are not applicable (``applicable``): deletion vectors need Delta 2.4 for
+DELETE and 3.0 for UPDATE/MERGE, identity columns 3.3, liquid clustering 3.1.
+
+``matrix()`` is the full set the fidelity script runs; ``sample()`` the stratified subset CI
+runs: every operation as winner and as loser at least once on every release.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+D1, D3 = "2024-01-01", "2024-01-03"
+REGION_IDS = {D1: (1, 2, 3), D3: (201, 202, 203)}
+COUNTRY = {D1: "US", D3: "FR"}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Statement:
+    """What the harness runs and what a user would pass to ``explain --attempt``."""
+
+    run: dict[str, Any]
+    attempt: str
+    flags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Layout:
+    partitioned: bool
+    deletion_vectors: bool
+    overlap: bool  # the loser touches the winner's region
+
+    @property
+    def tag(self) -> str:
+        return (
+            ("part" if self.partitioned else "flat")
+            + ("-dv" if self.deletion_vectors else "")
+            + ("-touch" if self.overlap else "-apart")
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Op:
+    name: str
+    build: Callable[[str, Layout, str], Statement]  # (region, layout, role) -> statement
+    since: tuple[int, int] = (2, 4)
+    partitioned_only: bool = False
+    dv_since: tuple[int, int] = (2, 4)  # first release writing deletion vectors for it
+    identity: bool = False  # needs an identity column
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Case:
+    id: str
+    winner: Op
+    loser: Op
+    layout: Layout
+    setup: dict[str, Any] = field(default_factory=dict)
+
+    def statements(self) -> tuple[Statement, Statement]:
+        region = D1 if self.layout.overlap else D3
+        return (
+            self.winner.build(D1, self.layout, "winner"),
+            self.loser.build(region, self.layout, "loser"),
+        )
+
+    def spec(self) -> dict[str, Any]:
+        winner, loser = self.statements()
+        return {"id": self.id, "setup": self.setup, "winners": [winner.run], "loser": loser.run}
+
+
+def _rows(region: str) -> list[list[Any]]:
+    return [[i, region, COUNTRY[region], float(i)] for i in REGION_IDS[region]]
+
+
+def _values(rows: list[list[Any]]) -> str:
+    def lit(v: Any) -> str:
+        return f"'{v}'" if isinstance(v, str) else repr(v)
+
+    return ", ".join("(" + ", ".join(lit(v) for v in row) + ")" for row in rows)
+
+
+def _where(region: str, layout: Layout, *, narrow: bool = True) -> str:
+    """The rows of a region the DML touches: a partition literal, or an id range."""
+    low, high = (0, 20) if region == D1 else (200, 210)
+    ids = f"id < {low + 3}" if narrow else f"id >= {low} AND id < {high}"
+    if layout.partitioned:
+        return f"date = '{region}' AND {ids}" if narrow else f"date = '{region}'"
+    return ids
+
+
+def _sql(text: str, *flags: str) -> Statement:
+    return Statement(run={"kind": "sql", "sql": text}, attempt=text, flags=flags)
+
+
+def _write(
+    mode: str, rows: list[list[Any]], options: dict[str, str], attempt: str, *flags: str
+) -> Statement:
+    return Statement(
+        run={"kind": "write", "mode": mode, "rows": rows, "options": options},
+        attempt=attempt,
+        flags=flags,
+    )
+
+
+def insert(region: str, layout: Layout, role: str) -> Statement:
+    return _sql(f"INSERT INTO {{table}} (id, date, country, value) VALUES {_values(_rows(region))}")
+
+
+def insert_overwrite(region: str, layout: Layout, role: str) -> Statement:
+    if not layout.partitioned:
+        return _sql(f"INSERT OVERWRITE {{table}} VALUES {_values(_rows(region))}")
+    rows = [[r[0], r[2], r[3]] for r in _rows(region)]
+    return _sql(
+        f"INSERT OVERWRITE {{table}} PARTITION (date = '{region}') "
+        f"SELECT * FROM VALUES {_values(rows)} AS v(id, country, value)"
+    )
+
+
+def dynamic_overwrite(region: str, layout: Layout, role: str) -> Statement:
+    rows = _rows(region)
+    return _write(
+        "overwrite",
+        rows,
+        {"partitionOverwriteMode": "dynamic"},
+        f"INSERT OVERWRITE {{table}} VALUES {_values(rows)}",
+        "--partition-overwrite-mode",
+        "dynamic",
+    )
+
+
+def replace_where(region: str, layout: Layout, role: str) -> Statement:
+    rows = _rows(region)
+    predicate = _where(region, layout, narrow=False)
+    return _write(
+        "overwrite",
+        rows,
+        {"replaceWhere": predicate},
+        f"INSERT OVERWRITE {{table}} VALUES {_values(rows)}",
+        "--replace-where",
+        predicate,
+    )
+
+
+def delete(region: str, layout: Layout, role: str) -> Statement:
+    return _sql(f"DELETE FROM {{table}} WHERE {_where(region, layout)}")
+
+
+def update(region: str, layout: Layout, role: str) -> Statement:
+    return _sql(f"UPDATE {{table}} SET value = value * 2 WHERE {_where(region, layout)}")
+
+
+def _merge(region: str, layout: Layout, literal: bool) -> Statement:
+    rows = _rows(region)
+    on = "t.id = s.id AND t.date = s.date" if layout.partitioned else "t.id = s.id"
+    if literal:
+        on += (
+            f" AND t.date = '{region}'"
+            if layout.partitioned
+            else (" AND t.id < 20" if region == D1 else " AND t.id >= 200")
+        )
+    return _sql(
+        f"MERGE INTO {{table}} AS t USING (SELECT * FROM VALUES {_values(rows)} "
+        "AS v(id, date, country, value)) AS s "
+        f"ON {on} WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *"
+    )
+
+
+def merge_literal(region: str, layout: Layout, role: str) -> Statement:
+    return _merge(region, layout, literal=True)
+
+
+def merge_plain(region: str, layout: Layout, role: str) -> Statement:
+    return _merge(region, layout, literal=False)
+
+
+def optimize(region: str, layout: Layout, role: str) -> Statement:
+    where = f" WHERE date = '{region}'" if layout.partitioned else ""
+    return _sql(f"OPTIMIZE {{table}}{where}")
+
+
+def zorder(region: str, layout: Layout, role: str) -> Statement:
+    where = f" WHERE date = '{region}'" if layout.partitioned else ""
+    return _sql(f"OPTIMIZE {{table}}{where} ZORDER BY (id)")
+
+
+def add_columns(region: str, layout: Layout, role: str) -> Statement:
+    return _sql(f"ALTER TABLE {{table}} ADD COLUMNS (note_{role} STRING)")
+
+
+def set_properties(region: str, layout: Layout, role: str) -> Statement:
+    days = 31 if role == "winner" else 32
+    return _sql(
+        f"ALTER TABLE {{table}} SET TBLPROPERTIES ('delta.logRetentionDuration' = 'interval {days} days')"
+    )
+
+
+def protocol_upgrade(region: str, layout: Layout, role: str) -> Statement:
+    if layout.deletion_vectors:  # already on table features: add one
+        feature = "changeDataFeed" if role == "winner" else "checkConstraints"
+        return _sql(
+            f"ALTER TABLE {{table}} SET TBLPROPERTIES ('delta.feature.{feature}' = 'supported')"
+        )
+    version = "4" if role == "winner" else "3"
+    return _sql(f"ALTER TABLE {{table}} SET TBLPROPERTIES ('delta.minWriterVersion' = '{version}')")
+
+
+def restore(region: str, layout: Layout, role: str) -> Statement:
+    return _sql("RESTORE TABLE {table} TO VERSION AS OF 2")
+
+
+def txn_append(region: str, layout: Layout, role: str) -> Statement:
+    app = "app" if role == "winner" or region == D1 else "other-app"
+    version = "1" if role == "winner" else "2"
+    rows = _rows(region)
+    return _write(
+        "append",
+        rows,
+        {"txnAppId": app, "txnVersion": version},
+        f"INSERT INTO {{table}} VALUES {_values(rows)}",
+        "--txn",
+        f"{app}:{version}",
+    )
+
+
+def delete_nothing(region: str, layout: Layout, role: str) -> Statement:
+    return _sql(f"DELETE FROM {{table}} WHERE {_where(region, layout)} AND value < 0")
+
+
+def restore_current(region: str, layout: Layout, role: str) -> Statement:
+    return _sql("RESTORE TABLE {table} TO VERSION AS OF 5")  # the seeded table's own version
+
+
+def sync_identity(region: str, layout: Layout, role: str) -> Statement:
+    return _sql("ALTER TABLE {table} ALTER COLUMN seq SYNC IDENTITY")
+
+
+IDENTITY_SAFE = frozenset(
+    {"INSERT", "DELETE", "UPDATE", "OPTIMIZE", "ADD COLUMNS", "SET TBLPROPERTIES", "SYNC IDENTITY"}
+)
+
+OPS = (
+    Op(name="INSERT", build=insert),
+    Op(name="INSERT OVERWRITE", build=insert_overwrite),
+    Op(name="dynamic partition overwrite", build=dynamic_overwrite, partitioned_only=True),
+    Op(name="replaceWhere", build=replace_where),
+    Op(name="DELETE", build=delete),
+    Op(name="UPDATE", build=update, dv_since=(3, 0)),
+    Op(name="MERGE with literal", build=merge_literal, dv_since=(3, 0)),
+    Op(name="MERGE", build=merge_plain, dv_since=(3, 0)),
+    Op(name="OPTIMIZE", build=optimize),
+    Op(name="OPTIMIZE ZORDER BY", build=zorder),
+    Op(name="ADD COLUMNS", build=add_columns),
+    Op(name="SET TBLPROPERTIES", build=set_properties),
+    Op(name="protocol upgrade", build=protocol_upgrade),
+    Op(name="RESTORE", build=restore),
+    Op(name="txnAppId append", build=txn_append),
+    Op(name="DELETE matching nothing", build=delete_nothing),
+    Op(name="RESTORE to the current version", build=restore_current),
+    Op(name="SYNC IDENTITY", build=sync_identity, since=(3, 3), identity=True),
+)
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def applicable(case: Case, release: tuple[int, int]) -> bool:
+    for op in (case.winner, case.loser):
+        if release < op.since or (op.partitioned_only and not case.layout.partitioned):
+            return False
+        if case.layout.deletion_vectors and release < op.dv_since:
+            return False
+    if case.winner.identity or case.loser.identity:
+        return {case.winner.name, case.loser.name} <= IDENTITY_SAFE
+    return True
+
+
+def _case(winner: Op, loser: Op, layout: Layout) -> Case:
+    setup: dict[str, Any] = {"partitioned": layout.partitioned}
+    if layout.deletion_vectors:
+        setup["deletion_vectors"] = True
+    if winner.identity or loser.identity:
+        setup["identity"] = True
+    return Case(
+        id=f"{slug(winner.name)}--{slug(loser.name)}--{layout.tag}",
+        winner=winner,
+        loser=loser,
+        layout=layout,
+        setup=setup,
+    )
+
+
+LAYOUTS = tuple(
+    Layout(partitioned=p, deletion_vectors=dv, overlap=o)
+    for p, dv, o in itertools.product((True, False), (False, True), (True, False))
+)
+
+
+# touching layouts first and more often: a race needs an overlap to fail
+ROTATION = (
+    LAYOUTS[0],  # partitioned, touching
+    LAYOUTS[4],  # unpartitioned, touching
+    LAYOUTS[2],  # partitioned, deletion vectors, touching
+    LAYOUTS[1],  # partitioned, apart
+    LAYOUTS[6],  # unpartitioned, deletion vectors, touching
+    LAYOUTS[0],
+    LAYOUTS[5],  # unpartitioned, apart
+    LAYOUTS[3],  # partitioned, deletion vectors, apart
+)
+
+
+def matrix(release: tuple[int, int]) -> list[Case]:
+    """Every ordered pair of operations on a rotating layout, every third pair on a second
+    one too (a layout the pair cannot run falls back to the plain partitioned one)."""
+    cases: dict[str, Case] = {}
+    pairs = list(itertools.product(OPS, OPS))
+    for index, (winner, loser) in enumerate(pairs):
+        wanted = [ROTATION[index % len(ROTATION)]]
+        if index % 3 == 0:
+            wanted.append(ROTATION[(index + 3) % len(ROTATION)])
+        for layout in wanted:
+            for candidate in (layout, LAYOUTS[0]):
+                case = _case(winner, loser, candidate)
+                if applicable(case, release):
+                    cases.setdefault(case.id, case)
+                    break
+    return list(cases.values())
+
+
+def sample(release: tuple[int, int], size: int = 36) -> list[Case]:
+    """Every operation as winner and as loser, then the rest of the matrix at even steps."""
+    full = matrix(release)
+    chosen: dict[str, Case] = {}
+    for op in OPS:
+        for role in ("winner", "loser"):
+            for case in full:
+                if getattr(case, role) is op and case.layout == LAYOUTS[0]:
+                    partner = case.loser if role == "winner" else case.winner
+                    if partner.name in ("DELETE", "INSERT", "UPDATE") and case.id not in chosen:
+                        chosen[case.id] = case
+                        break
+    step = max(1, len(full) // max(1, size - len(chosen)))
+    for case in full[::step]:
+        if len(chosen) >= size:
+            break
+        chosen.setdefault(case.id, case)
+    return list(chosen.values())

@@ -1,0 +1,73 @@
+"""Run a list of pairs on one real Delta-Spark and judge each with the three checks.
+
+The runner (runner.py) runs in the engine's own interpreter, one local session for all the
+pairs; this side, in the project's interpreter, reads its records and runs the CLI checks.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tests.realspark.cases import Case
+from tests.realspark.checks import Verdict, check, real_pair
+from tests.realspark.engines import DeltaSpark, install
+
+RUNNER = Path(__file__).with_name("runner.py")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Run:
+    engine: DeltaSpark
+    session: dict[str, Any]
+    records: dict[str, dict[str, Any]]
+    verdicts: list[Verdict]
+    not_pairs: dict[str, str]  # case id -> why it is not a real race
+
+
+def run_pairs(engine: DeltaSpark, cases: list[Case], work: Path, *, timeout: float = 3600) -> Run:
+    installed = install(engine)
+    work.mkdir(parents=True, exist_ok=True)
+    spec = work / "cases.json"
+    spec.write_text(json.dumps([c.spec() for c in cases]))
+    out = work / "records.jsonl"
+    out.unlink(missing_ok=True)
+    log = work / "runner.log"
+    with log.open("w") as sink:
+        done = subprocess.run(
+            [
+                str(installed.python),
+                str(RUNNER),
+                str(spec),
+                str(out),
+                str(work),
+                *map(str, installed.jars),
+            ],
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            timeout=timeout,
+            check=False,
+        )
+    lines = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
+    if done.returncode != 0 or not lines:
+        tail = log.read_text().strip().splitlines()[-5:]
+        raise RuntimeError(
+            f"Delta {engine.delta} runner exited {done.returncode}: {' | '.join(tail)}"
+        )
+    session = lines[0].get("session", {})
+    records = {r["id"]: r for r in lines[1:]}
+    verdicts: list[Verdict] = []
+    not_pairs: dict[str, str] = {}
+    for case in cases:
+        record = records.get(case.id, {"id": case.id, "outcome": None, "message": "no record"})
+        why = real_pair(record)
+        if why is not None:
+            not_pairs[case.id] = why
+            continue
+        verdicts.extend(check(case, record))
+    return Run(
+        engine=engine, session=session, records=records, verdicts=verdicts, not_pairs=not_pairs
+    )
