@@ -49,7 +49,10 @@ class Profile:
 
     # -- what it read ------------------------------------------------------------------------
     stats_matching: bool = False  # delta-rs matches files to its predicate by min/max stats
-    appends_read_all_files: bool = False  # delta-rs: no predicate => every file counts as read
+    appends_read_all_files: bool = False  # delta-rs: reads are its predicate, matched by stats
+    # delta-rs >= 1.2: an operation without a predicate (append, full overwrite, OPTIMIZE) reads
+    # every file of its snapshot; before, it read none (``TransactionInfo::read_files``)
+    predicate_free_reads_all_files: bool = True
     optimize_reads_compacted_files_only: bool = True  # delta-rs OPTIMIZE reads its whole snapshot
 
     # -- isolation levels --------------------------------------------------------------------
