@@ -162,8 +162,10 @@ ROWS: Mapping[str, tuple[Row, ...]] = MappingProxyType(
             # no release after 1.6.6 has been measured, so the row says it is unverified
             Row(
                 since=_RS_NEWEST_MEASURED,
-                label=_RS_NAME + " (unverified: delta-rs main's checker, no release measured)",
-                behaviour=replace(_DELTA_RS, delete_read_skips_compaction_removes=True),
+                label=_RS_NAME + " (unverified: no release measured)",
+                behaviour=replace(
+                    _DELTA_RS, delete_read_skips_compaction_removes=True, unreleased_behaviour=True
+                ),
             ),
         ),
         "kernel": (

@@ -14,10 +14,12 @@ split a release has been measured for.
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
 
+from deltaforensics.analysis import analyze, open_store
 from deltaforensics.profiles import delta_rs, profile_for
 from tests.conflicts.deltars_agreement import CaseResult, measure
 from tests.conflicts.deltars_cases import CASES, Case, stratified_sample
@@ -102,3 +104,46 @@ def test_a_release_after_the_newest_measured_gets_delta_rs_mains_row_labelled_un
     assert future.delete_read_skips_compaction_removes
     assert "unverified" in profile_for(None, "delta-rs.py-1.6.7").name
     assert "unverified" not in delta_rs().name  # the default is the newest release measured
+
+
+SAMPLE_LOG = Path(__file__).resolve().parents[2] / "sample_logs" / "deltars_concurrent_optimize"
+
+
+def _an001_reason(tmp_path: Path, release: str) -> str:
+    """AN001 on the 1.6.6 double-compaction sample with v11 claiming ``release`` instead (the
+    one edit: its engineInfo/clientVersion strings; the actions are 1.6.6's)."""
+    table = tmp_path / release
+    shutil.copytree(SAMPLE_LOG / "_delta_log", table / "_delta_log")
+    v11 = table / "_delta_log" / f"{11:020d}.json"
+    v11.write_text(v11.read_text(encoding="utf-8").replace("1.6.6", release), encoding="utf-8")
+    analysis = analyze(open_store(str(table)), recommendations=False)
+    (reason,) = [a.reason for a in analysis.anomalies if a.code == "AN001"]
+    return reason
+
+
+def test_an001_says_what_the_removers_own_release_does(tmp_path: Path) -> None:
+    assert "delta-rs 1.6.6 lets two compactions of the same file both commit" in (
+        _an001_reason(tmp_path, "1.6.6")
+    )
+    older = _an001_reason(tmp_path, "1.6.3")
+    assert "delta-rs 1.6.3 refuses a second remove" in older
+    future = _an001_reason(tmp_path, "1.7.0")
+    assert "delta-rs 1.7.0 (unverified" in future
+    assert "refuses a second remove" in future
+
+
+def test_a_log_written_by_a_future_deltalake_reports_its_profile_unverified(
+    tmp_path: Path,
+) -> None:
+    """W402 on the sample with every commit claiming 1.7.0, none on the 1.6.6 original."""
+    table = tmp_path / "future"
+    shutil.copytree(SAMPLE_LOG / "_delta_log", table / "_delta_log")
+    for commit in (table / "_delta_log").glob("*.json"):
+        commit.write_text(commit.read_text(encoding="utf-8").replace("1.6.6", "1.7.0"), "utf-8")
+    future = analyze(open_store(str(table)), recommendations=False)
+    (w402,) = [d for d in future.diagnostics if d.code == "W402"]
+    assert "delta-rs 1.7.0 (unverified: no release measured)" in w402.message
+    assert future.races
+    assert all("unverified" in r.verdict.profile.name for r in future.races)
+    original = analyze(open_store(str(SAMPLE_LOG)), recommendations=False)
+    assert not [d for d in original.diagnostics if d.code == "W402"]
