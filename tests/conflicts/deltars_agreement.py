@@ -55,14 +55,19 @@ class CaseResult:
         return "the committed loser is reported as a conflict, W401, or its AN001 is wrong"
 
 
-def measure(release: str, cases: tuple[Case, ...], work: Path) -> list[CaseResult]:
-    """Run ``cases`` on deltalake ``release`` and check each against the model."""
+def run_engine(
+    release: str, cases: tuple[Case, ...], work: Path
+) -> dict[str, tuple[dict[str, Any], Path]]:
+    """The engine's side of every case: ``case id -> (its results entry, its folder)``."""
     ran = run_harness(engine_python(release), [c.to_job() for c in cases], work)
     assert ran["deltalake"] == release, f"asked for deltalake {release}, ran {ran['deltalake']}"
-    return [
-        judge(case, res, work / res["folder"], release)
-        for case, res in zip(cases, ran["results"], strict=True)
-    ]
+    return {res["id"]: (res, work / res["folder"]) for res in ran["results"]}
+
+
+def measure(release: str, cases: tuple[Case, ...], work: Path) -> list[CaseResult]:
+    """Run ``cases`` on deltalake ``release`` and check each against the model."""
+    ran = run_engine(release, cases, work)
+    return [judge(case, *ran[case.id], release) for case in cases]
 
 
 def judge(case: Case, res: dict[str, Any], folder: Path, release: str) -> CaseResult:
@@ -92,6 +97,7 @@ def judge(case: Case, res: dict[str, Any], folder: Path, release: str) -> CaseRe
 def _prediction(res: dict[str, Any], folder: Path) -> tuple[str, str, str]:
     """Our checker on the loser's would-be commit (the shadow table's) after the winner."""
     analysis = folder / "analysis" / "_delta_log"
+    shutil.rmtree(analysis.parent, ignore_errors=True)
     analysis.mkdir(parents=True)
     winner, base = res["winner_version"], res["read_version"]
     for v in range(winner + 1):

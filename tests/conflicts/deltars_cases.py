@@ -170,6 +170,11 @@ CASES: tuple[Case, ...] = (
 )  # fmt: skip
 
 
+def release_version(release: str) -> tuple[int, ...]:
+    """``(1, 6, 6)`` for ``"1.6.6"``: releases compare as the profile rows' bounds do."""
+    return tuple(int(x) for x in release.split("."))
+
+
 def stratified_sample(
     version: tuple[int, ...], cases: tuple[Case, ...] = CASES
 ) -> tuple[Case, ...]:

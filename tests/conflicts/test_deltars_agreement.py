@@ -7,41 +7,36 @@ the checks are those of :mod:`tests.conflicts.deltars_agreement`.
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import pytest
 
-from tests.conflicts.deltars_agreement import CaseResult, measure
-from tests.conflicts.deltars_cases import CASES
-from tests.conflicts.deltars_envs import installed_release
+from tests.conflicts.deltars_agreement import judge, run_engine
+from tests.conflicts.deltars_cases import CASES, Case, release_version
+from tests.conflicts.deltars_envs import installed_release, shared_work
 
 RELEASE = installed_release()
-
-
-def _version(release: str) -> tuple[int, ...]:
-    return tuple(int(x) for x in release.split("."))
+Ran = dict[str, tuple[dict[str, Any], Path]]
 
 
 @pytest.fixture(scope="module")
-def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, CaseResult]:
-    work = tmp_path_factory.mktemp(f"deltalake-{RELEASE}")
-    return {r.case.id: r for r in measure(RELEASE, CASES, work)}
+def ran(tmp_path_factory: pytest.TempPathFactory) -> Ran:
+    """The engine runs every case once per test run (shared by pytest-xdist workers)."""
+    work = shared_work(tmp_path_factory.getbasetemp(), RELEASE, [c.id for c in CASES])
+    return run_engine(RELEASE, CASES, work)
 
 
 @pytest.mark.engine
-@pytest.mark.parametrize("case_id", [c.id for c in CASES])
-def test_delta_rs_profile_agrees_with_the_engine(
-    results: dict[str, CaseResult], case_id: str
-) -> None:
-    result = results[case_id]
+@pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in CASES])
+def test_delta_rs_profile_agrees_with_the_engine(ran: Ran, case: Case) -> None:
+    result = judge(case, *ran[case.id], RELEASE)
     assert result.failures() == [], f"deltalake {RELEASE}"
-    known = result.case.known_at(_version(RELEASE))
+    assert result.profile == f"delta-rs {RELEASE}", "the commit did not select its own row"
+    known = case.known_at(release_version(RELEASE))
     assert result.real == known, f"deltalake {RELEASE} itself now gives {result.real} ({known})"
-
-
-@pytest.mark.engine
-def test_each_commit_selects_the_row_of_its_own_release(results: dict[str, CaseResult]) -> None:
-    assert {r.profile for r in results.values()} == {f"delta-rs {RELEASE}"}
 
 
 def test_there_are_at_least_fifty_pairs_and_thirty_failures() -> None:
     assert len(CASES) >= 50
-    assert sum(1 for c in CASES if c.known_at(_version(RELEASE)) != "commits") >= 30
+    assert sum(1 for c in CASES if c.known_at(release_version(RELEASE)) != "commits") >= 30

@@ -6,54 +6,48 @@ subprocess and writes real tables whose logs this process analyses. CI runs a st
 sample (every stratum, once per outcome the release gives); ``scripts/fidelity_deltars.py``
 runs every case on every release in ``OLDER_RELEASES`` and writes docs/fidelity.md's table.
 
-Why these two: 0.25.5 is the last 0.x release (an operation without a predicate reads no
-files there), 1.6.3 the last release before 1.6.6 whose checker refuses two concurrent
-compactions of the same file. Together with the installed 1.6.6 they cross every delta-rs row
-split a release has been measured for.
+Why ``CI_RELEASES`` are 0.25.5 and 1.6.3: see :mod:`tests.conflicts.deltars_envs`; with the
+installed 1.6.6 they cross the row splits that matter most in the wild (reads without a
+predicate, the compaction double delete).
 """
 
 from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from deltaforensics.analysis import analyze, open_store
 from deltaforensics.profiles import delta_rs, profile_for
-from tests.conflicts.deltars_agreement import CaseResult, measure
-from tests.conflicts.deltars_cases import CASES, Case, stratified_sample
-from tests.conflicts.deltars_envs import EngineInstallError
+from tests.conflicts.deltars_agreement import judge, run_engine
+from tests.conflicts.deltars_cases import CASES, Case, release_version, stratified_sample
+from tests.conflicts.deltars_envs import CI_RELEASES, EngineInstallError, install, shared_work
 
-CI_RELEASES = ("0.25.5", "1.6.3")
-
-
-def _version(release: str) -> tuple[int, ...]:
-    return tuple(int(x) for x in release.split("."))
+Ran = dict[str, tuple[dict[str, Any], Path]]
 
 
 SAMPLE = [
-    (release, case) for release in CI_RELEASES for case in stratified_sample(_version(release))
+    (release, case)
+    for release in CI_RELEASES
+    for case in stratified_sample(release_version(release))
 ]
 
 
 @pytest.fixture(scope="module")
-def measured(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, CaseResult]]:
-    """Each release's sample, measured on first use and kept for the module."""
-    return {}
-
-
-def _results(
-    measured: dict[str, dict[str, CaseResult]], release: str, work: Path
-) -> dict[str, CaseResult]:
-    if release not in measured:
-        sample = stratified_sample(_version(release))
+def ran(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Ran]:
+    """Each release's sample, run on the engine on first use (once per test run, shared by
+    pytest-xdist workers); a release that does not install fails in one line."""
+    runs: dict[str, Ran] = {}
+    for release in CI_RELEASES:
+        sample = stratified_sample(release_version(release))
+        work = shared_work(tmp_path_factory.getbasetemp(), release, [c.id for c in sample])
         try:
-            ran = measure(release, sample, work)
+            runs[release] = run_engine(release, sample, work)
         except EngineInstallError as exc:
             pytest.fail(str(exc), pytrace=False)
-        measured[release] = {r.case.id: r for r in ran}
-    return measured[release]
+    return runs
 
 
 @pytest.mark.engine
@@ -61,23 +55,19 @@ def _results(
     ("release", "case"), [pytest.param(r, c, id=f"{r}-{c.id}") for r, c in SAMPLE]
 )
 def test_the_release_row_agrees_with_that_release(
-    measured: dict[str, dict[str, CaseResult]],
-    tmp_path_factory: pytest.TempPathFactory,
-    release: str,
-    case: Case,
+    ran: dict[str, Ran], release: str, case: Case
 ) -> None:
-    work = tmp_path_factory.mktemp(f"deltalake-{release}")
-    result = _results(measured, release, work)[case.id]
+    result = judge(case, *ran[release][case.id], release)
     assert result.profile == f"delta-rs {release}", "the commit did not select its own row"
     assert result.failures() == [], f"deltalake {release}"
-    known = case.known_at(_version(release))
+    known = case.known_at(release_version(release))
     assert result.real == known, f"deltalake {release} itself gives {result.real} ({known})"
 
 
 def test_the_ci_sample_covers_every_stratum_and_a_split_case_each() -> None:
     strata = {c.stratum for c in CASES}
     for release in CI_RELEASES:
-        sample = stratified_sample(_version(release))
+        sample = stratified_sample(release_version(release))
         assert {c.stratum for c in sample} == strata
         assert len(sample) >= 25
         # the cases whose outcome changed between releases, where the rows were split
@@ -147,3 +137,13 @@ def test_a_log_written_by_a_future_deltalake_reports_its_profile_unverified(
     assert all("unverified" in r.verdict.profile.name for r in future.races)
     original = analyze(open_store(str(SAMPLE_LOG)), recommendations=False)
     assert not [d for d in original.diagnostics if d.code == "W402"]
+
+
+def test_a_release_that_does_not_install_fails_in_one_line_naming_it(tmp_path: Path) -> None:
+    """A real pip against PyPI, asked for a deltalake version that does not exist."""
+    with pytest.raises(EngineInstallError) as caught:
+        install(tmp_path / "venv", ["deltalake==0.0.0", "pyarrow==19.0.1"])
+    message = str(caught.value)
+    assert "\n" not in message
+    assert message.startswith("could not install deltalake==0.0.0 pyarrow==19.0.1 into ")
+    assert not (tmp_path / "venv" / "installed.json").exists()
