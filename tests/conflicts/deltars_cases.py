@@ -17,14 +17,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from deltaforensics.evidence.message_formats import (
+    APPEND,
+    DELETE_DELETE,
+    DELETE_READ,
+    METADATA,
+    PROTOCOL,
+    TRANSACTION,
+)
+
 D1, D2, D3, D4 = "2024-01-01", "2024-01-02", "2024-01-03", "2024-01-04"
 
-APPEND = "ConcurrentAppendException"
-DELETE_READ = "ConcurrentDeleteReadException"
-DELETE_DELETE = "ConcurrentDeleteDeleteException"
-METADATA = "MetadataChangedException"
-PROTOCOL = "ProtocolChangedException"
-TRANSACTION = "ConcurrentTransactionException"
 COMMITS = "commits"
 
 Op = dict[str, Any]

@@ -28,6 +28,7 @@ import inspect
 import json
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +47,7 @@ MESSAGES = {
     "Protocol changed since last commit": "ProtocolChangedException",
     "Concurrent transaction failed": "ConcurrentTransactionException",
 }
-D1, D2, D3 = "2024-01-01", "2024-01-02", "2024-01-03"
+D1, D2, D3, D4 = "2024-01-01", "2024-01-02", "2024-01-03", "2024-01-04"
 _RUST_ENGINE = (
     {"engine": "rust"} if "engine" in inspect.signature(write_deltalake).parameters else {}
 )
@@ -101,12 +102,7 @@ def run(op: dict[str, Any], dt: DeltaTable) -> None:
         dt.update(updates={"value": "value * 2"}, predicate=op["predicate"])
     elif kind == "merge":
         source = rows(op["source"]["date"], range(*op["source"]["ids"]))
-        m = dt.merge(source, op["on"], source_alias="s", target_alias="t")
-        if op["update_matched"]:
-            m = m.when_matched_update_all()
-        if op["insert"]:
-            m = m.when_not_matched_insert_all()
-        m.execute()
+        merge_into(dt, source, op["on"], insert=op["insert"], update_matched=op["update_matched"])
     elif kind == "compact":
         dt.optimize.compact()
     elif kind == "z_order":
@@ -122,6 +118,17 @@ def run(op: dict[str, Any], dt: DeltaTable) -> None:
 def latest_version(path: str) -> int:
     """From the listing: a table whose new protocol this release cannot read still has one."""
     return max(int(p.stem) for p in (Path(path) / "_delta_log").glob("*.json"))
+
+
+def merge_into(
+    dt: DeltaTable, source: pa.Table, on: str, *, insert: bool, update_matched: bool
+) -> None:
+    m = dt.merge(source, on, source_alias="s", target_alias="t")
+    if update_matched:
+        m = m.when_matched_update_all()
+    if insert:
+        m = m.when_not_matched_insert_all()
+    m.execute()
 
 
 def classify(exc: BaseException) -> str:
@@ -159,6 +166,56 @@ def run_case(folder: Path, case: dict[str, Any]) -> dict[str, Any]:
         "message": message,
         "shadow_version": latest_version(shadow),
     }
+
+
+# ----- the same operations as callables, for tests that drive deltalake in-process -----
+# (tests/evidence/test_attempts_deltars.py and others; ``dt`` is the table whose snapshot the
+# operation uses)
+
+Op = Callable[[DeltaTable, str], Any]
+
+
+def _op(spec: dict[str, Any]) -> Op:
+    return lambda dt, _path: run(spec, dt)
+
+
+def append(date: str | None, ids: range, *, app: tuple[str, int] | None = None) -> Op:
+    return _op({"op": "append", "date": date, "ids": [ids.start, ids.stop], "app": app})
+
+
+def delete(predicate: str | None = None) -> Op:
+    return _op({"op": "delete", "predicate": predicate})
+
+
+def update(predicate: str) -> Op:
+    return _op({"op": "update", "predicate": predicate})
+
+
+def merge(on: str, source: pa.Table, *, insert: bool = True, update_matched: bool = True) -> Op:
+    return lambda dt, _path: merge_into(
+        dt, source, on, insert=insert, update_matched=update_matched
+    )
+
+
+def compact() -> Op:
+    return _op({"op": "compact"})
+
+
+def z_order() -> Op:
+    return _op({"op": "z_order", "columns": ["user_id"]})
+
+
+def add_column() -> Op:
+    return _op({"op": "add_column", "name": "note"})
+
+
+def set_properties(props: dict[str, str]) -> Op:
+    return _op({"op": "set_properties", "properties": props})
+
+
+def overwrite(date: str | None, ids: range, predicate: str | None = None) -> Op:
+    spec = {"op": "overwrite", "date": date, "ids": [ids.start, ids.stop], "predicate": predicate}
+    return _op(spec)
 
 
 def main(job_path: str) -> int:
