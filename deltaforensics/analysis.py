@@ -30,6 +30,7 @@ from deltaforensics.model.diagnostic_codes import (
     NO_EXCEPTION_IN_ERROR_TEXT,
     READ_VERSION_NOT_BEFORE_VERSION,
     READ_VERSION_UNKNOWN,
+    UNRELEASED_BEHAVIOUR,
 )
 from deltaforensics.model.diagnostics import Diagnostic, info, warning
 from deltaforensics.model.gaps import count, describe, runs
@@ -301,7 +302,9 @@ def analyze_loaded(
 
 def _history_diagnostics(txns: Sequence[Any], races: Sequence[Any]) -> Iterator[Diagnostic]:
     """W303 for a commit claiming to have read itself or later; W401 where the replayed checker
-    disagrees with the log; W302 for winners the log no longer holds."""
+    disagrees with the log; W302 for winners the log no longer holds; W402 per writer release
+    newer than every release the model was measured against."""
+    yield from _unreleased_writers(txns)
     for t in txns:
         if t.read_version is not None and t.version is not None and t.read_version >= t.version:
             message = f"readVersion {t.read_version} is not before the commit's version"
@@ -321,6 +324,20 @@ def _history_diagnostics(txns: Sequence[Any], races: Sequence[Any]) -> Iterator[
                 "retained log"
             )
             yield info(READ_VERSION_UNKNOWN, message, r.version)
+
+
+def _unreleased_writers(txns: Sequence[Any]) -> Iterator[Diagnostic]:
+    by_profile: dict[str, list[int]] = {}
+    for t in txns:
+        if t.profile.unreleased_behaviour and t.version is not None:
+            by_profile.setdefault(t.profile.name, []).append(t.version)
+    for name, versions in sorted(by_profile.items()):
+        written = runs(versions)
+        message = (
+            f"{count(written)} commit(s) at versions {describe(written)} were written by {name}: "
+            "newer than every release measured, so their checker is modelled on its main branch"
+        )
+        yield info(UNRELEASED_BEHAVIOUR, message, versions[0])
 
 
 def observed_attempts(analysis: ConflictAnalysis) -> list[tuple[Any, tuple[Any, ...], str]]:

@@ -24,7 +24,7 @@ from deltaforensics.model.anomaly_codes import (
 )
 from deltaforensics.model.codes import Code
 from deltaforensics.model.gaps import count, describe, missing_ranges
-from deltaforensics.profiles import parse_isolation
+from deltaforensics.profiles import Check, parse_isolation
 from deltaforensics.replay import Replay
 from deltaforensics.transactions import Transaction
 
@@ -77,7 +77,7 @@ def find_anomalies(
     txns: Sequence[Transaction], rep: Replay, listed_versions: Sequence[int] | None = None
 ) -> list[Anomaly]:
     out: list[Anomaly] = []
-    out += duplicate_removes(rep)
+    out += duplicate_removes(rep, txns)
     out += lost_overwrites(txns, rep)
     out += impossible_read_versions(txns)
     out += metadata_changes_during_races(txns)
@@ -91,7 +91,7 @@ def find_anomalies(
     return sorted(out, key=lambda a: (a.versions[:1] or (-1,), a.code))
 
 
-def duplicate_removes(rep: Replay) -> list[Anomaly]:
+def duplicate_removes(rep: Replay, txns: Sequence[Transaction] = ()) -> list[Anomaly]:
     removes = rep.frames.files.filter(
         (pl.col("action") == "remove") & (pl.col("source") == "commit")
     )
@@ -105,18 +105,43 @@ def duplicate_removes(rep: Replay) -> list[Anomaly]:
     by_versions: dict[tuple[int, ...], list[str]] = {}
     for path, versions in dup.select("path", "versions").iter_rows():
         by_versions.setdefault(tuple(versions), []).append(path)
+    by_version = {t.version: t for t in txns if t.version is not None}
     for versions, paths in sorted(by_versions.items()):
+        later = by_version.get(versions[-1])
+        again = removes.filter((pl.col("version") == versions[-1]) & pl.col("path").is_in(paths))
         out.append(
             Anomaly.of(
                 DUPLICATE_REMOVE,
                 versions=versions,
                 files=tuple(sorted(paths)[:20]),
                 reason=f"{len(paths)} file(s) removed again in v{versions[-1]} after v{versions[0]} already "
-                "removed them: both commits' replacement files are live, so their rows are duplicated "
-                "(concurrent OPTIMIZE on delta-rs produces exactly this)",
+                "removed them: both commits' replacement files are live, so their rows are duplicated; "
+                + _why_removed_twice(
+                    later, compaction=not again["data_change"].fill_null(True).any()
+                ),
             )
         )
     return out
+
+
+def _why_removed_twice(later: Transaction | None, *, compaction: bool) -> str:
+    """What the later remover's own release does with a second remove of the same file: the
+    profile of the version it recorded, so the sentence follows the writer's release."""
+    if later is None:
+        return "the commit that removed them again is not in the retained log"
+    profile = later.profile
+    if Check.CONCURRENT_DELETE_DELETE not in profile.rule_order:
+        return f"{profile.name} runs no delete-delete check, so nothing stopped it"
+    if compaction and profile.delete_delete_skips_compaction_removes:
+        return (
+            f"{profile.name} lets two compactions of the same file both commit (its "
+            "delete-delete check skips dataChange=false removes)"
+        )
+    return (
+        f"{profile.name} refuses a second remove of the same file "
+        "(ConcurrentDeleteDeleteException), so this commit did not pass that check: it was "
+        "forced or hand-written, or was written by another engine than the one it names"
+    )
 
 
 def lost_overwrites(txns: Sequence[Transaction], rep: Replay) -> list[Anomaly]:

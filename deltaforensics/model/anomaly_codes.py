@@ -24,8 +24,10 @@ Two commits removed the same file (same path and deletion vector): two writers b
 it, and each added its own replacement.
 
 ## Why it matters
-Both replacements are live, so the rows of the removed file are in the table twice. Concurrent
-OPTIMIZE on delta-rs does exactly this, because its conflict check lets the pair commit.
+Both replacements are live, so the rows of the removed file are in the table twice. Two
+concurrent OPTIMIZE runs on deltalake 1.6.6 do exactly this, because its conflict check lets
+the pair commit; older releases (measured 0.25.5 to 1.6.3) and delta-rs main refuse the second
+one, so the reason names what the second remover's own release does.
 
 ## What to do
 Deduplicate the rows of the listed versions' files (restore to before the second commit and

@@ -9,7 +9,7 @@ conflict model against the log, W5xx error texts, W6xx what-if, W7xx the audit's
 
 A diagnostic names its code with :func:`~deltaforensics.model.diagnostics.warning` or
 :func:`~deltaforensics.model.diagnostics.info`; a code registered as info is never a warning.
-Over 400 lines because it is documentation: 29 entries of a dozen lines each.
+Over 400 lines because it is documentation: 30 entries of a dozen lines each.
 """
 
 from __future__ import annotations
@@ -384,6 +384,28 @@ Check the engine profile (`--profile`) and the commit's recorded fields; if both
 report it with the two commits' log entries.
 """,
 )
+UNRELEASED_BEHAVIOUR = Code(
+    code="W402",
+    name="unreleased-behaviour",
+    severity=Severity.INFO,
+    title="a writer newer than every release the model was measured against",
+    doc="""
+## What it means
+Commits record an engine release newer than the newest one whose conflict checker was run
+against the model (for delta-rs, deltalake 1.6.6; docs/fidelity.md). Its profile follows the
+engine's main branch, which no measured release carries: the profile's name says
+`unverified`.
+
+## Why it matters
+Verdicts on races it lost or won rest on the engine's source and its own test suite, not on a
+measurement; a release can differ from its main branch (deltalake 1.6.6 commits two
+concurrent compactions of the same file, which the main branch's suite expects to conflict).
+
+## What to do
+Read its verdicts with that in mind; force a measured profile with `--profile` to compare,
+and report the release so that it can be measured.
+""",
+)
 NO_EXCEPTION_IN_ERROR_TEXT = Code(
     code="W501",
     name="no-exception-in-error-text",
@@ -571,6 +593,7 @@ DIAGNOSTIC_CODES: tuple[Code, ...] = (
     READ_VERSION_UNKNOWN,
     READ_VERSION_NOT_BEFORE_VERSION,
     MODEL_DISAGREEMENT,
+    UNRELEASED_BEHAVIOUR,
     NO_EXCEPTION_IN_ERROR_TEXT,
     COMMIT_RETRIES_EXHAUSTED,
     PARTITION_LAYOUT,

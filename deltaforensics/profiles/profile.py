@@ -27,6 +27,8 @@ class Profile:
     engine: str  # a label for reports; branch on the fields below instead
     version: tuple[int, ...] = ()
     inferred: bool = True  # chosen from commitInfo, not forced by --profile
+    # the row models the engine's main branch for releases newer than any measured (W402)
+    unreleased_behaviour: bool = False
 
     # -- the conflict checker ----------------------------------------------------------------
     rule_order: tuple[Check, ...] = ()  # the checks it runs, in its order
@@ -42,14 +44,18 @@ class Profile:
     blind_loser_shortcut: bool = (
         True  # Spark >= 3.1: a blind-append loser skips the added-files check
     )
-    # delta-rs >= python-v1.3.0 ignores dataChange=false removes, per check
+    # delta-rs ignores dataChange=false removes, per check: delete-read from 1.3, delete-delete
+    # in 1.6.6 only (measured releases; profiles/versions.py)
     delete_read_skips_compaction_removes: bool = False
     delete_delete_skips_compaction_removes: bool = False
     counts_unmarked_appends_as_changed_data: bool = False  # Spark: adds without isBlindAppend=true
 
     # -- what it read ------------------------------------------------------------------------
     stats_matching: bool = False  # delta-rs matches files to its predicate by min/max stats
-    appends_read_all_files: bool = False  # delta-rs: no predicate => every file counts as read
+    appends_read_all_files: bool = False  # delta-rs: reads are its predicate, matched by stats
+    # delta-rs >= 1.2: an operation without a predicate (append, full overwrite, OPTIMIZE) reads
+    # every file of its snapshot; before, it read none (``TransactionInfo::read_files``)
+    predicate_free_reads_all_files: bool = True
     optimize_reads_compacted_files_only: bool = True  # delta-rs OPTIMIZE reads its whole snapshot
 
     # -- isolation levels --------------------------------------------------------------------

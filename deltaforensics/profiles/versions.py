@@ -3,9 +3,10 @@
 A version gets the one row of its engine whose range holds it. A new engine release that
 changes a check is a new row here (split the range it falls in), not a branch in the checker.
 Ranges are half-open, ``since`` inclusive, ``until`` exclusive, ``()``/``None`` unbounded.
-For example, a deltalake release after 1.6.6 whose delete-delete check no longer skips
-compaction removes is the delta-rs ``(1, 3)`` row split at that release, the new row setting
-``delete_delete_skips_compaction_removes=False``.
+For example, the delta-rs rows are split where a released deltalake was measured to behave
+differently (``tests/conflicts/test_deltars_versions.py``, docs/fidelity.md); a row whose
+behaviour no release has been measured with says ``unverified`` in its label, which every
+report naming the profile prints.
 """
 
 from __future__ import annotations
@@ -83,6 +84,9 @@ _DELTA_RS = Profile(
     sql_statements=False,
 )
 _SPARK_NAME = "delta-spark {version}"
+_RS_NAME = "delta-rs {version}"
+_RS_DOUBLE_DELETE_SKIPPED = (1, 6, 4)  # 1.6.3 refused it, 1.6.6 (next on PyPI) commits both
+_RS_NEWEST_MEASURED = (1, 6, 7)  # the first version after the newest release measured, 1.6.6
 
 ROWS: Mapping[str, tuple[Row, ...]] = MappingProxyType(
     {
@@ -121,15 +125,46 @@ ROWS: Mapping[str, tuple[Row, ...]] = MappingProxyType(
                 behaviour=replace(_DATABRICKS, row_level_concurrency=True),
             ),
         ),
+        # measured per release by tests/conflicts/test_deltars_versions.py (docs/fidelity.md)
         "delta-rs": (
-            Row(until=(1, 3), label="delta-rs {version}", behaviour=_DELTA_RS),
+            # 0.x-1.1: an operation without a predicate registers no read files
+            # (TransactionInfo::read_files returned an empty set; measured 0.25.5, 1.1.4)
+            Row(
+                until=(1, 2),
+                label=_RS_NAME,
+                behaviour=replace(_DELTA_RS, predicate_free_reads_all_files=False),
+            ),
+            # 1.2: without a predicate every file of its snapshot is read (measured 1.2.1)
+            Row(since=(1, 2), until=(1, 3), label=_RS_NAME, behaviour=_DELTA_RS),
+            # 1.3: dataChange=false removes no longer fail readers (delta-rs PR #3982;
+            # measured 1.3.3, 1.4.2, 1.5.1, 1.6.3); the delete-delete check still refuses
+            # two concurrent compactions of the same file
             Row(
                 since=(1, 3),
-                label="delta-rs {version}",
+                until=_RS_DOUBLE_DELETE_SKIPPED,
+                label=_RS_NAME,
+                behaviour=replace(_DELTA_RS, delete_read_skips_compaction_removes=True),
+            ),
+            # 1.6.6: two concurrent compactions of the same file both commit, the rows
+            # duplicated (field notes §3.4, O5; measured 1.6.6)
+            Row(
+                since=_RS_DOUBLE_DELETE_SKIPPED,
+                until=_RS_NEWEST_MEASURED,
+                label=_RS_NAME,
                 behaviour=replace(
                     _DELTA_RS,
                     delete_read_skips_compaction_removes=True,
                     delete_delete_skips_compaction_removes=True,
+                ),
+            ),
+            # delta-rs main expects the double compaction to conflict again
+            # (conflict_checker.rs test_concurrent_compaction_double_delete_still_conflicts);
+            # no release after 1.6.6 has been measured, so the row says it is unverified
+            Row(
+                since=_RS_NEWEST_MEASURED,
+                label=_RS_NAME + " (unverified: no release measured)",
+                behaviour=replace(
+                    _DELTA_RS, delete_read_skips_compaction_removes=True, unreleased_behaviour=True
                 ),
             ),
         ),
@@ -150,7 +185,7 @@ ROWS: Mapping[str, tuple[Row, ...]] = MappingProxyType(
     }
 )
 DEFAULT_VERSIONS: Mapping[str, tuple[int, ...]] = MappingProxyType(
-    {"delta-spark": (4, 1), "databricks": (15, 4), "delta-rs": (1, 6), "kernel": ()}
+    {"delta-spark": (4, 1), "databricks": (15, 4), "delta-rs": (1, 6, 6), "kernel": ()}
 )
 
 

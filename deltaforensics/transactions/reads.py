@@ -70,7 +70,7 @@ def reads_for(
     ``written``: the partitions a dynamic partition overwrite wrote (logical names)."""
     unknown = any("not understood" in d for d in info.diagnostics)
     if profile.appends_read_all_files:
-        return _delta_rs_reads(operation, params, info, cols, unknown)
+        return _delta_rs_reads(operation, params, info, cols, unknown, profile)
     if recorded_blind is True:
         reason = "blind append: reads nothing" if has_adds else "no file actions: reads nothing"
         return reads_nothing(reason, "high")
@@ -112,9 +112,16 @@ def reads_for(
 
 
 def _delta_rs_reads(
-    operation: str, params: dict[str, Any], info: Any, cols: tuple[str, ...], unknown: bool
+    operation: str,
+    params: dict[str, Any],
+    info: Any,
+    cols: tuple[str, ...],
+    unknown: bool,
+    profile: Profile,
 ) -> Reads:
-    """delta-rs reads: the ``predicate`` of WRITE/DELETE/UPDATE/MERGE, else every file."""
+    """delta-rs reads: the ``predicate`` of WRITE/DELETE/UPDATE/MERGE, else every file (before
+    deltalake 1.2, none: ``TransactionInfo::read_files`` returned an empty set without a
+    predicate, measured on 0.25.5 and 1.1.4 by ``tests/conflicts/test_deltars_versions.py``)."""
     has_predicate = params.get("predicate") not in (None, "", "[]")
     if operation == "MERGE" and not has_predicate:
         return reads_whole_table(
@@ -128,6 +135,15 @@ def _delta_rs_reads(
             pred,
             f"delta-rs: predicate {pred.to_sql()} matched on partition values and min/max stats",
             "low" if unknown else "high",
+        )
+    if not profile.predicate_free_reads_all_files:
+        return reads_matching(
+            None,
+            None,
+            f"{profile.name}: {operation} has no predicate, and before deltalake 1.2 an "
+            "operation without one registers no read files",
+            "high",
+            registers_files=False,
         )
     return reads_matching(
         None,

@@ -1,31 +1,44 @@
-"""Run a stale pair on the real deltalake engine and our model on the same commits.
+"""The engine side of the delta-rs agreement tests: run stale pairs on a real ``deltalake``.
 
-Winner A commits at v3 from a fresh snapshot; loser B runs from a snapshot at v2. The engine's
-real outcome for B is what ``CommitFailedError`` says (or "commits"). B's would-be commit is
-recorded by running B alone on a copy of the v2 table; that commit becomes v4 (read at v2) of
-an analysis log holding A as v3, and our checker predicts B's outcome against A.
+Run as a script by whichever interpreter has the ``deltalake`` release under test (the
+project's own, or a cached virtualenv of an older release, :mod:`tests.conflicts.deltars_envs`),
+so it imports only the standard library, ``deltalake`` and ``pyarrow``, never deltaforensics:
+
+    python deltars_harness.py JOB.json
+
+The job names a work folder and the cases (:meth:`tests.conflicts.deltars_cases.Case.to_job`).
+For each case, in ``<work>/<n>/``: ``real`` is set up to v2 (plus extra d1 files), copied to
+``shadow``; the winner commits on ``real`` from a fresh snapshot; the loser then runs on
+``real`` from a snapshot taken before the winner, and the engine decides (field notes §3.1:
+a ``DeltaTable`` object keeps its snapshot, so it is stale). The loser also runs alone on
+``shadow`` so its would-be commit exists even when the engine refused it. ``results.json``
+records the outcome, the exception text and the versions; the main process analyses the logs.
+
+The calls differ across releases only where the API did: 0.x ``write_deltalake`` takes an
+``engine`` argument (the Rust engine is the one whose commits we model; 1.x has only it), and
+0.x ``write_deltalake`` given a ``DeltaTable`` first brings it up to date
+(``table.update_incremental()``, deltalake 0.25 ``writer.py``), so a 0.x write races only
+between that refresh and its commit. The harness puts the winner in that window by turning
+the refresh off on the stale object: the commit path and its conflict checker run unchanged.
 """
 
 from __future__ import annotations
 
+import inspect
+import json
 import shutil
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import deltalake
 import pyarrow as pa
 from deltalake import CommitProperties, DeltaTable, Transaction, write_deltalake
-from deltalake.exceptions import CommitFailedError
+from deltalake.exceptions import CommitFailedError, DeltaError
+from deltalake.schema import Field, PrimitiveType
 
-from deltaforensics.analysis import load, open_store
-from deltaforensics.conflicts.checker import check
-from deltaforensics.profiles import delta_rs
-from deltaforensics.transactions import reconstruct_transactions
-
-Op = Callable[[DeltaTable, str], Any]
-
-D1, D2, D3, D4 = "2024-01-01", "2024-01-02", "2024-01-03", "2024-01-04"
-
+# delta-rs's CommitConflictError texts (crates/core/src/kernel/transaction/conflict_checker.rs)
 MESSAGES = {
     "a concurrent transactions added new data": "ConcurrentAppendException",
     "deleted data this operation read": "ConcurrentDeleteReadException",
@@ -34,6 +47,10 @@ MESSAGES = {
     "Protocol changed since last commit": "ProtocolChangedException",
     "Concurrent transaction failed": "ConcurrentTransactionException",
 }
+D1, D2, D3, D4 = "2024-01-01", "2024-01-02", "2024-01-03", "2024-01-04"
+_RUST_ENGINE = (
+    {"engine": "rust"} if "engine" in inspect.signature(write_deltalake).parameters else {}
+)
 
 
 def rows(date: str | None, ids: range, country: str = "US") -> pa.Table:
@@ -48,6 +65,10 @@ def rows(date: str | None, ids: range, country: str = "US") -> pa.Table:
     return pa.table(data)
 
 
+def write(target: Any, data: pa.Table, **kw: Any) -> None:
+    write_deltalake(target, data, **_RUST_ENGINE, **kw)
+
+
 def setup(
     path: str,
     *,
@@ -59,11 +80,55 @@ def setup(
     kw: dict[str, Any] = {"partition_by": ["date"]} if partitioned else {}
     if configuration:
         kw["configuration"] = configuration
-    write_deltalake(path, rows(D1, range(10)), **kw)
-    write_deltalake(path, rows(D2, range(100, 105), "DE"), mode="append")
-    write_deltalake(path, rows(D3, range(200, 205), "FR"), mode="append")
+    write(path, rows(D1, range(10)), **kw)
+    write(path, rows(D2, range(100, 105), "DE"), mode="append")
+    write(path, rows(D3, range(200, 205), "FR"), mode="append")
     for i in range(d1_files - 1):
-        write_deltalake(path, rows(D1, range(10 + 10 * i, 20 + 10 * i)), mode="append")
+        write(path, rows(D1, range(10 + 10 * i, 20 + 10 * i)), mode="append")
+
+
+def run(op: dict[str, Any], dt: DeltaTable) -> None:
+    """One operation on ``dt``'s snapshot."""
+    kind = op["op"]
+    if kind == "append":
+        app = op.get("app")
+        props = CommitProperties(app_transactions=[Transaction(app[0], app[1])]) if app else None
+        write(dt, rows(op["date"], range(*op["ids"])), mode="append", commit_properties=props)
+    elif kind == "overwrite":
+        write(dt, rows(op["date"], range(*op["ids"])), mode="overwrite", predicate=op["predicate"])
+    elif kind == "delete":
+        dt.delete(op["predicate"])
+    elif kind == "update":
+        dt.update(updates={"value": "value * 2"}, predicate=op["predicate"])
+    elif kind == "merge":
+        source = rows(op["source"]["date"], range(*op["source"]["ids"]))
+        merge_into(dt, source, op["on"], insert=op["insert"], update_matched=op["update_matched"])
+    elif kind == "compact":
+        dt.optimize.compact()
+    elif kind == "z_order":
+        dt.optimize.z_order(op["columns"])
+    elif kind == "add_column":
+        dt.alter.add_columns([Field(op["name"], PrimitiveType("string"), nullable=True)])
+    elif kind == "set_properties":
+        dt.alter.set_table_properties(op["properties"])
+    else:
+        raise ValueError(f"unknown operation {kind!r}")
+
+
+def latest_version(path: str) -> int:
+    """From the listing: a table whose new protocol this release cannot read still has one."""
+    return max(int(p.stem) for p in (Path(path) / "_delta_log").glob("*.json"))
+
+
+def merge_into(
+    dt: DeltaTable, source: pa.Table, on: str, *, insert: bool, update_matched: bool
+) -> None:
+    m = dt.merge(source, on, source_alias="s", target_alias="t")
+    if update_matched:
+        m = m.when_matched_update_all()
+    if insert:
+        m = m.when_not_matched_insert_all()
+    m.execute()
 
 
 def classify(exc: BaseException) -> str:
@@ -74,90 +139,97 @@ def classify(exc: BaseException) -> str:
     return f"unclassified: {text[:80]}"
 
 
-def run_pair(tmp: Path, op_a: Op, op_b: Op, **setup_kw: Any) -> tuple[str, str, str]:
-    """Returns (real outcome, predicted outcome, predicted reason)."""
-    real, shadow, analysis = str(tmp / "real"), str(tmp / "shadow"), tmp / "analysis"
-    setup(real, **setup_kw)
+def run_case(folder: Path, case: dict[str, Any]) -> dict[str, Any]:
+    real, shadow = str(folder / "real"), str(folder / "shadow")
+    setup(real, **case["setup"])
     base = DeltaTable(real).version()
     shutil.copytree(real, shadow)
     stale = DeltaTable(real)
-    op_a(DeltaTable(real), real)
-    winner_version = DeltaTable(real).version()
-    assert winner_version == base + 1, "the winner must commit exactly one version"
+    stale.update_incremental = lambda: None  # type: ignore[method-assign]
+    run(case["winner"], DeltaTable(real))
+    winner_version = latest_version(real)
+    message = ""
     try:
-        op_b(stale, real)
+        run(case["loser"], stale)
         outcome = "commits"
     except CommitFailedError as exc:
-        outcome = classify(exc)
-    op_b(DeltaTable(shadow), shadow)
-    log = analysis / "_delta_log"
-    log.mkdir(parents=True)
-    for v in range(winner_version + 1):
-        shutil.copy(Path(real) / "_delta_log" / f"{v:020d}.json", log / f"{v:020d}.json")
-    shutil.copy(
-        Path(shadow) / "_delta_log" / f"{base + 1:020d}.json",
-        log / f"{winner_version + 1:020d}.json",
-    )
-    rep = load(open_store(str(analysis)), mode="history").replay
-    txns = reconstruct_transactions(rep, profile=delta_rs())
-    loser = txns[winner_version + 1].revised(read_version=base, read_version_source="test harness")
-    verdict = check(loser, [txns[winner_version]], profile=delta_rs(), history=rep)
-    return outcome, verdict.outcome, verdict.reason
+        outcome, message = classify(exc), str(exc)
+    except DeltaError as exc:  # refused before the conflict checker ran
+        outcome, message = f"refused: {type(exc).__name__}", str(exc)
+    run(case["loser"], DeltaTable(shadow))
+    return {
+        "id": case["id"],
+        "folder": folder.name,
+        "read_version": base,
+        "winner_version": winner_version,
+        "outcome": outcome,
+        "message": message,
+        "shadow_version": latest_version(shadow),
+    }
 
 
-# ----- operations (dt is the DeltaTable whose snapshot the operation uses) -----
+# ----- the same operations as callables, for tests that drive deltalake in-process -----
+# (tests/evidence/test_attempts_deltars.py and others; ``dt`` is the table whose snapshot the
+# operation uses)
+
+Op = Callable[[DeltaTable, str], Any]
+
+
+def _op(spec: dict[str, Any]) -> Op:
+    return lambda dt, _path: run(spec, dt)
 
 
 def append(date: str | None, ids: range, *, app: tuple[str, int] | None = None) -> Op:
-    def op(dt: DeltaTable, _path: str) -> None:
-        props = CommitProperties(app_transactions=[Transaction(app[0], app[1])]) if app else None
-        write_deltalake(dt, rows(date, ids), mode="append", commit_properties=props)
-
-    return op
+    return _op({"op": "append", "date": date, "ids": [ids.start, ids.stop], "app": app})
 
 
 def delete(predicate: str | None = None) -> Op:
-    return lambda dt, _p: dt.delete(predicate)
+    return _op({"op": "delete", "predicate": predicate})
 
 
 def update(predicate: str) -> Op:
-    return lambda dt, _p: dt.update(updates={"value": "value * 2"}, predicate=predicate)
+    return _op({"op": "update", "predicate": predicate})
 
 
 def merge(on: str, source: pa.Table, *, insert: bool = True, update_matched: bool = True) -> Op:
-    def op(dt: DeltaTable, _path: str) -> None:
-        m = dt.merge(source, on, source_alias="s", target_alias="t")
-        if update_matched:
-            m = m.when_matched_update_all()
-        if insert:
-            m = m.when_not_matched_insert_all()
-        m.execute()
-
-    return op
-
-
-def compact() -> Op:
-    return lambda dt, _p: dt.optimize.compact()
-
-
-def z_order() -> Op:
-    return lambda dt, _p: dt.optimize.z_order(["user_id"])
-
-
-def add_column() -> Op:
-    from deltalake.schema import Field, PrimitiveType
-
-    return lambda dt, _p: dt.alter.add_columns(
-        [Field("note", PrimitiveType("string"), nullable=True)]
+    return lambda dt, _path: merge_into(
+        dt, source, on, insert=insert, update_matched=update_matched
     )
 
 
+def compact() -> Op:
+    return _op({"op": "compact"})
+
+
+def z_order() -> Op:
+    return _op({"op": "z_order", "columns": ["user_id"]})
+
+
+def add_column() -> Op:
+    return _op({"op": "add_column", "name": "note"})
+
+
 def set_properties(props: dict[str, str]) -> Op:
-    return lambda dt, _p: dt.alter.set_table_properties(props)
+    return _op({"op": "set_properties", "properties": props})
 
 
 def overwrite(date: str | None, ids: range, predicate: str | None = None) -> Op:
-    def op(dt: DeltaTable, _path: str) -> None:
-        write_deltalake(dt, rows(date, ids), mode="overwrite", predicate=predicate)
+    spec = {"op": "overwrite", "date": date, "ids": [ids.start, ids.stop], "predicate": predicate}
+    return _op(spec)
 
-    return op
+
+def main(job_path: str) -> int:
+    job = json.loads(Path(job_path).read_text(encoding="utf-8"))
+    work = Path(job["work"])
+    results = []
+    for n, case in enumerate(job["cases"]):
+        folder = work / f"{n:03d}"
+        folder.mkdir(parents=True)
+        results.append(run_case(folder, case))
+    out = {"deltalake": deltalake.__version__, "pyarrow": pa.__version__, "results": results}
+    (work / "results.json").write_text(json.dumps(out, indent=1), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))

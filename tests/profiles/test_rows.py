@@ -26,7 +26,7 @@ from deltaforensics.profiles import (
 from deltaforensics.profiles.writers import BlindAppendFlag
 
 PACKAGE = Path(__file__).resolve().parents[2] / "deltaforensics"
-PROBES = [(), (0, 6), (1, 2), (1, 3), (2, 4), (3, 0), (3, 1), (3, 2), (3, 3), (4, 0), (4, 1),
+PROBES = [(), (0, 6), (1, 2), (1, 3), (1, 6, 3), (1, 6, 6), (1, 6, 7), (2, 4), (3, 0), (3, 1), (3, 2), (3, 3), (4, 0), (4, 1),
           (9, 9), (14, 1), (14, 2), (15, 4), (17, 3)]  # fmt: skip
 
 
@@ -54,7 +54,7 @@ def test_names_and_versions_are_the_ones_reports_print() -> None:
     assert delta_spark((3, 2)).name == "delta-spark 3.2 (3.2–4.0)"
     assert delta_spark((2, 4, 0)).name == "delta-spark 2.4.0 (≤3.1)"
     assert databricks().name == "databricks 15.4"
-    assert delta_rs().name == "delta-rs 1.6"
+    assert delta_rs().name == "delta-rs 1.6.6"
     assert kernel().name == "delta-kernel"
     assert profile_by_name("delta-rs-1.2").version == (1, 2)
     assert not profile_by_name("kernel").inferred
@@ -68,8 +68,10 @@ def test_version_rows_decide_the_versioned_behaviour() -> None:
     assert (
         not databricks((14, 1)).row_level_concurrency and databricks((14, 2)).row_level_concurrency
     )
-    assert not delta_rs((1, 2)).delete_delete_skips_compaction_removes
+    assert not delta_rs((1, 1)).predicate_free_reads_all_files
+    assert not delta_rs((1, 6, 3)).delete_delete_skips_compaction_removes
     assert delta_rs((1, 3)).delete_read_skips_compaction_removes
+    assert delta_rs((1, 6, 6)).delete_delete_skips_compaction_removes
 
 
 def test_profiles_come_from_what_the_writer_recorded() -> None:

@@ -4,12 +4,13 @@ Both commits removed the same file.
 
 ## Why Delta raises it
 Two transactions rewrote or deleted the same data; committing both would resurrect or
-duplicate rows. Delta-Spark compares paths only, regardless of `dataChange`. delta-rs
-≥ python-v1.3.0 skips `dataChange=false` removes here too (measured: two concurrent
-`optimize.compact()` both commit and duplicate data; field notes §3.3 O5), which is why
-anomaly AN001 exists. In Delta-Spark it mostly appears for
-writers that register no read files (dynamic partition overwrite), because the delete-read
-check runs first.
+duplicate rows. Delta-Spark compares paths only, regardless of `dataChange`. deltalake 1.6.6
+skips `dataChange=false` removes here (measured: two concurrent `optimize.compact()` both
+commit and duplicate data; field notes §3.3 O5), which is why anomaly AN001 exists; 0.25.5
+to 1.6.3 refuse the pair (measured, docs/fidelity.md) and delta-rs main's suite expects the
+refusal again (`test_concurrent_compaction_double_delete_still_conflicts`). In Delta-Spark
+it mostly appears for writers that register no read files (dynamic partition overwrite),
+because the delete-read check runs first.
 
 ## Example
     v5  DELETE WHERE date = 'A'                     removes date=A/f.parquet
