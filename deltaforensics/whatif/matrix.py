@@ -18,7 +18,7 @@ from typing import Any
 from deltaforensics.conflicts.checker import COMMITS, Verdict, check
 from deltaforensics.replay import Replay
 from deltaforensics.transactions import Transaction
-from deltaforensics.whatif.transform import Rewriter, judge
+from deltaforensics.whatif.transform import Rewriter, decide, with_evidence
 from deltaforensics.whatif.writers import runs_in_parallel, writer_of
 
 Cells = dict[tuple[str, str], list["Sample"]]
@@ -129,13 +129,12 @@ def evaluate_cell(rw: Rewriter, a: str, b: str, samples: Sequence[Sample]) -> Ma
     after: list[tuple[Sample, str | None, str]] = []
     for s in samples:
         pair = rw.pair(s.loser, [s.winner])
-        if pair.unknown:
-            after.append((s, None, f"unknown: {pair.unknown}"))
-        elif pair.unchanged:
+        if pair.unchanged:
             after.append((s, s.before.outcome, "unchanged by the scenario"))
         else:
-            verdict, reason = judge(pair)
-            after.append((s, verdict.outcome, reason))
+            verdict, reason = decide(pair)
+            outcome = verdict.outcome if verdict is not None else None
+            after.append((s, outcome, with_evidence(reason, pair)))
     hits = [x for x in after if x[1] not in (None, COMMITS)]
     unknown = [x for x in after if x[1] is None]
     if hits:
