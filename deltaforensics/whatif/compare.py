@@ -37,6 +37,7 @@ from deltaforensics.whatif.footprint import named_values
 from deltaforensics.whatif.layout import Layout
 from deltaforensics.whatif.matrix import (
     evaluate_cell,
+    overlaps,
     sample_cells,
     writer_pairs,
 )
@@ -85,6 +86,7 @@ class Evaluation:
             (o.loser for o in self.evidence), into=commits_by_writer
         )
         self.cells = sample_cells(self.writers, pairs, replay, samples) if samples > 0 else {}
+        self.overlaps = overlaps(self.races, self.by_version)
         # read once for every PartitionBy compared
         self.statistics = statistics if statistics is not None else StatRanges(replay)
         self._rewriters: dict[Scenario, Rewriter] = {}
@@ -136,7 +138,10 @@ class Evaluation:
             self._observed(rw, o, before)
             for o, before in zip(self.evidence, self.evidence_before, strict=True)
         ]
-        matrix = [evaluate_cell(rw, a, b, samples) for (a, b), samples in self.cells.items()]
+        matrix = [
+            evaluate_cell(rw, a, b, samples, self.overlaps[(a, b)])
+            for (a, b), samples in self.cells.items()
+        ]
         found = Comparison(scenario=scenario, pairs=tuple(pairs), matrix=tuple(matrix))
         confidence, diagnostics = assess(found, rw, self.participants, self.by_writer)
         return replace(found, confidence=confidence, diagnostics=diagnostics)

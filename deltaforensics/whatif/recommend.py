@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from deltaforensics.conflicts.checker import COMMITS
@@ -42,6 +43,12 @@ from deltaforensics.whatif.transform import is_pure_append
 from deltaforensics.whatif.writers import writer_of
 
 MAX_COLUMNS = 4  # partition / clustering candidates: the columns predicates use most
+MAX_SHOWN = 3  # recommendations a report shows; the rest behind --all
+RACE_BUDGET = 2_000  # races a recommendation is measured on: a long log is sampled evenly
+NOTHING_TO_PREVENT = (
+    "nothing to prevent: no race, error or attempt in this history, so no change is "
+    "recommended"
+)
 MAX_SCHEDULES = 3
 _COST = {
     "explicit-merge-predicates": 0,
@@ -55,6 +62,73 @@ _COST = {
 _RANK = {"high": 2, "medium": 1, "low": 0}
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Advice:
+    """What explain shows: the best recommendations, how many more ``--all`` would show, and
+    why there is none or that the evaluation sampled."""
+
+    entries: tuple[dict[str, Any], ...]
+    more: int = 0
+    note: str | None = None
+
+
+def advise(
+    analysis: AnalysisLike,
+    errors: Sequence[Any] = (),
+    attempts: Sequence[Any] = (),
+    *,
+    limit: int | None = MAX_SHOWN,
+    samples: int = DEFAULT_SAMPLES,
+) -> Advice:
+    """:func:`recommend` within a fixed budget, cut to ``limit`` (None: all).
+
+    Only evidence earns a recommendation: a history with no race, error or attempt has
+    nothing to prevent, and none is evaluated. On a long log the races are sampled evenly
+    down to :data:`RACE_BUDGET`, and the note says so."""
+    races = tuple(analysis.races)
+    seen_errors = getattr(analysis, "error_conflicts", ())  # pasted errors explained
+    if not races and not errors and not attempts and not seen_errors:
+        return Advice(entries=(), note=NOTHING_TO_PREVENT)
+    note = None
+    if len(races) > RACE_BUDGET:
+        step = len(races) / RACE_BUDGET
+        races = tuple(races[int(i * step)] for i in range(RACE_BUDGET))
+        note = (
+            f"measured on {RACE_BUDGET:,} of the {len(analysis.races):,} races, sampled evenly "
+            "over the history"
+        )
+    found = recommend(
+        _Sampled(analysis, races), errors, attempts, samples=samples
+    )
+    shown = found if limit is None else found[:limit]
+    if not found:
+        note = note or (
+            "no change measured here avoids a conflict seen in this history without "
+            "introducing as many"
+        )
+    return Advice(entries=tuple(shown), more=len(found) - len(shown), note=note)
+
+
+@dataclass(frozen=True, slots=True)
+class _Sampled:
+    """An analysis with its races cut to a sample (an :class:`AnalysisLike`)."""
+
+    analysis: AnalysisLike
+    sample: tuple[Any, ...]
+
+    @property
+    def loaded(self) -> Any:
+        return self.analysis.loaded
+
+    @property
+    def transactions(self) -> tuple[Any, ...]:
+        return self.analysis.transactions
+
+    @property
+    def races(self) -> tuple[Any, ...]:
+        return self.sample
+
+
 def recommend(
     analysis: AnalysisLike,
     errors: Sequence[Any] = (),
@@ -62,10 +136,13 @@ def recommend(
     *,
     samples: int = DEFAULT_SAMPLES,
 ) -> list[dict[str, Any]]:
-    """Recommendations for explain's ``recommendations``, best first.
+    """Every recommendation for explain's ``recommendations``, best first; none where the
+    history holds no race, error or attempt (nothing was seen to prevent).
 
     The statistics a partitioning candidate would need start being read here, on a second
     thread, before the evaluation set is built (Python work they overlap)."""
+    if not analysis.races and not errors and not attempts:
+        return []
     replay = analysis.loaded.replay
     statistics = StatRanges(replay)
     schema = list(replay.metadata_at(replay.end_version).column_types)
@@ -162,11 +239,12 @@ def predicate_column_counts(
 
 
 def conflicting_writers(evaluation: Evaluation) -> list[tuple[str, str]]:
-    """Writer pairs that conflict when they overlap (matrix) or did conflict (evidence)."""
+    """Writer pairs that conflict when they overlap (matrix) and really overlapped (races),
+    or did conflict (evidence)."""
     counts: Counter[tuple[str, str]] = Counter()
     for (a, b), samples in evaluation.cells.items():
         hits = sum(1 for s in samples if s.before.outcome != COMMITS)
-        if hits:
+        if hits and evaluation.overlaps[(a, b)]:
             x, y = sorted((a, b))
             counts[(x, y)] += hits
     for o, before in zip(evaluation.evidence, evaluation.evidence_before, strict=True):
@@ -182,8 +260,10 @@ def _entry(
 ) -> dict[str, Any] | None:
     avoided, introduced = cmp.conflicts_avoided, cmp.conflicts_introduced
     fragile = cmp.baseline["fragile_races"] - cmp.result["fragile_races"]
-    if introduced == 0 and avoided + max(fragile, 0) == 0:
-        return None
+    hyp = cmp.hypothetical
+    exposure = hyp["avoided"] - hyp["introduced"] if hyp["overlapped"] else 0
+    if introduced == 0 and avoided + max(fragile, 0) + max(exposure, 0) == 0:
+        return None  # nothing seen is prevented, nor writers that really overlapped
     if introduced and avoided <= introduced:
         return None
     apply = apply_text(change, facts, evaluation.participants)
@@ -194,16 +274,17 @@ def _entry(
         "conflicts_introduced": introduced,
         "fragile_races_avoided": max(fragile, 0),
         "evaluated_on": cmp.evaluated_on,
+        "hypothetical": cmp.hypothetical,
         "confidence": cmp.confidence,
         "rationale": rationale(change, cmp, facts, fragile),
         "apply": apply,
         "applicable": applicable,
-        "_sort": (
+        "_sort": (  # seen effect first, then writers that really overlapped, then cost
             not applicable,
             -(avoided - introduced),
-            -_RANK[cmp.confidence],
+            -(max(fragile, 0) + max(exposure, 0)),
             _COST.get(change.kind, 9),
-            -fragile,
+            -_RANK[cmp.confidence],
         ),
     }
 
@@ -217,9 +298,6 @@ def _example(cmp: Comparison) -> str:
     for p in cmp.pairs:
         if p.avoided:
             return f"{p.label} losing to v{p.winner_version} ({p.before}) now commits: {p.reason}"
-    for cell in cmp.matrix:
-        if cell.avoided:
-            return f"{cell.writer_a} losing to {cell.writer_b} ({cell.before}): {cell.reason}"
     for p in cmp.pairs:
         if p.fragile_before and not p.fragile_after and p.after == COMMITS:
             return f"{p.label} is no longer one change away from a conflict"
@@ -228,8 +306,15 @@ def _example(cmp: Comparison) -> str:
 
 def rationale(change: Change, cmp: Comparison, facts: TableFacts, fragile: int) -> str:
     ev = cmp.evaluated_on
+    seen = cmp.baseline["conflicts"]
     parts = [
-        f"Avoids {cmp.conflicts_avoided} conflict(s)"
+        (
+            f"Seen: avoids {cmp.conflicts_avoided} of the {seen} conflict(s) seen (errors, "
+            "attempts, model-predicted races)"
+            if seen
+            else "Seen: no conflict (errors, attempts, model-predicted races); it makes racing "
+            "commits robust"
+        )
         + (f" and {fragile} fragile race(s)" if fragile > 0 else "")
         + (f" (but makes {-fragile} more race(s) fragile)" if fragile < 0 else "")
         + (
@@ -237,8 +322,9 @@ def rationale(change: Change, cmp: Comparison, facts: TableFacts, fragile: int) 
             if cmp.conflicts_introduced
             else ", introduces none"
         )
-        + f", measured on {ev['races']} race(s), {ev['errors']} error(s), {ev['attempts']} "
-        f"attempt(s) and {ev['writer_pairs']} writer pair(s)."
+        + f", measured on {ev['races']} race(s), {ev['errors']} error(s) and "
+        f"{ev['attempts']} attempt(s).",
+        hypothetical_text(cmp.hypothetical),
     ]
     parts.append(_mechanism(change, facts))
     example = _example(cmp)
@@ -250,6 +336,27 @@ def rationale(change: Change, cmp: Comparison, facts: TableFacts, fragile: int) 
         if d.code == "W601" or (d.code in ("W602", "W603") and d.severity is Severity.WARNING)
     ]
     return " ".join(p for p in parts if p)
+
+
+def hypothetical_text(h: dict[str, int]) -> str:
+    """The writer matrix as exposure, apart from what was seen ("" when it is empty)."""
+    if not h["writer_pairs"]:
+        return ""
+    flips = []
+    if h["avoided"]:
+        flips.append(f"{h['avoided']} would no longer")
+    if h["introduced"]:
+        flips.append(f"{h['introduced']} more would")
+    if not flips:
+        return (
+            f"Hypothetical: of {h['writer_pairs']} writer pair(s) that could conflict if they "
+            f"overlapped ({h['conflicting_before']} do today), the change flips none."
+        )
+    return (
+        f"Hypothetical: of {h['writer_pairs']} writer pair(s) that could conflict if they "
+        f"overlapped ({h['conflicting_before']} do today), {' and '.join(flips)}; those "
+        f"writers really overlapped {h['overlapped']} time(s) in this history."
+    )
 
 
 def _mechanism(change: Change, facts: TableFacts) -> str:

@@ -156,6 +156,11 @@ class Rewriter:
                 )
         for change in self.scenario.changes:
             if isinstance(change, ExplicitMergePredicates):
+                if t.operation in change.operations and t.read_whole_table and simulated(t):
+                    unknown = unknown or (
+                        f"{t.name} is an attempted {t.operation} whose condition names no "
+                        "partition: which partitions its source covers is not in the statement"
+                    )
                 narrowed = explicit_predicates(t, change.operations)
                 if narrowed is not t:
                     evidence = evidence or (
@@ -488,3 +493,14 @@ def marked_blind(t: Transaction) -> Transaction:
     if t.is_blind_append is True or not is_pure_append(t):
         return t
     return t.revised(is_blind_append=True)
+
+
+SIMULATED_SOURCE = "attempt"  # ``source`` of the file rows the attempt simulator makes up
+
+
+def simulated(t: Transaction) -> bool:
+    """Whether ``t``'s files were made up from its SQL (an ``--attempt``), not recorded."""
+    return any(
+        f.height and "source" in f.columns and (f["source"] == SIMULATED_SOURCE).any()
+        for f in (t.added, t.removed)
+    )
