@@ -99,9 +99,7 @@ def rows(date: str, ids: Sequence[int], bump: float = 0.0) -> pa.Table:
 
 def create(path: str, spec: TableSpec) -> None:
     """Twenty users per date, written as one load (one file when unpartitioned)."""
-    data = pa.concat_tables(
-        [rows(d, range(i * 1000, i * 1000 + 20)) for i, d in enumerate(DATES)]
-    )
+    data = pa.concat_tables([rows(d, range(i * 1000, i * 1000 + 20)) for i, d in enumerate(DATES)])
     kw: dict[str, Any] = {"partition_by": ["date"]} if spec.partitioned else {}
     if spec.isolation:
         kw["configuration"] = {"delta.isolationLevel": spec.isolation}
@@ -261,9 +259,7 @@ def predict(
     for latest, group in sorted(failed.items()):
         specs = [AttemptSpec(sql=r.op.sql(spec), read_version=r.read_version) for r in group]
         at = analyze(store, to_version=latest, attempts=specs, recommendations=False)
-        doc = whatif_document(
-            at, scenario_for(whole), attempts=observed_attempts(at), samples=0
-        )
+        doc = whatif_document(at, scenario_for(whole), attempts=observed_attempts(at), samples=0)
         found.add([p for p in doc["pairs"] if p["source"] == "attempt"])
     return found
 
@@ -354,9 +350,7 @@ def measure(change: Change, seed: int, rounds: int, scratch: Path) -> Row:
     before = replay(base_path, change.baseline, plan)
     after = replay(changed_path, change.changed, plan)
     avoided = sum(1 for b, a in zip(before, after, strict=True) if b.outcome != OK == a.outcome)
-    introduced = sum(
-        1 for b, a in zip(before, after, strict=True) if b.outcome == OK != a.outcome
-    )
+    introduced = sum(1 for b, a in zip(before, after, strict=True) if b.outcome == OK != a.outcome)
     predicted = predict(base_path, change.baseline, before, change.scenario)
     return Row(
         change=change.name,

@@ -70,9 +70,7 @@ def explain(
     ] = True,
     show_all: Annotated[
         bool,
-        typer.Option(
-            "--all", help="Show every recommendation measured, not only the best three."
-        ),
+        typer.Option("--all", help="Show every recommendation measured, not only the best three."),
     ] = False,
 ) -> None:
     """Races and conflicts in the table's history, which rule of Delta's checker decides them, and why."""

@@ -26,20 +26,19 @@ from deltaforensics.report.document.explain import (
     Conflict,
     ExplainDocument,
     Race,
-    Recommendation,
     Table,
     no_race_reason,
 )
 from deltaforensics.report.document.whatif import WhatIfDocument
-from deltaforensics.whatif.recommend import hypothetical_text
 from deltaforensics.report.plain import (
     NO_APPLY_TEXT,
     change_text,
-    recommendations_note,
     commit_summary,
     commits_by_version,
+    recommendations_note,
     visible,
 )
+from deltaforensics.whatif.recommend import hypothetical_text
 
 MAX_ROWS = 50
 # Markdown punctuation that can start emphasis, links, code, strikethrough, math or a cell edge.

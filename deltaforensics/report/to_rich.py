@@ -24,9 +24,9 @@ from deltaforensics.report.document.explain import (
 from deltaforensics.report.plain import (
     NO_APPLY_TEXT,
     change_text,
-    recommendations_note,
     commit_summary,
     commits_by_version,
+    recommendations_note,
     visible,
 )
 

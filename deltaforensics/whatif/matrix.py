@@ -139,8 +139,8 @@ def evaluate_cell(
             after.append((s, s.before.outcome, "unchanged by the scenario"))
         else:
             verdict, reason = decide(pair)
-            outcome = verdict.outcome if verdict is not None else None
-            after.append((s, outcome, with_evidence(reason, pair)))
+            decided = verdict.outcome if verdict is not None else None
+            after.append((s, decided, with_evidence(reason, pair)))
     hits = [x for x in after if x[1] not in (None, COMMITS)]
     unknown = [x for x in after if x[1] is None]
     if hits:

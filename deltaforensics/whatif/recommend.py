@@ -40,14 +40,13 @@ from deltaforensics.whatif.scenario import (
 )
 from deltaforensics.whatif.statistics import StatRanges
 from deltaforensics.whatif.transform import is_pure_append
-from deltaforensics.whatif.writers import writer_of
+from deltaforensics.whatif.writers import MAX_NAME, writer_of
 
 MAX_COLUMNS = 4  # partition / clustering candidates: the columns predicates use most
 MAX_SHOWN = 3  # recommendations a report shows; the rest behind --all
 RACE_BUDGET = 2_000  # races a recommendation is measured on: a long log is sampled evenly
 NOTHING_TO_PREVENT = (
-    "nothing to prevent: no race, error or attempt in this history, so no change is "
-    "recommended"
+    "nothing to prevent: no race, error or attempt in this history, so no change is recommended"
 )
 MAX_SCHEDULES = 3
 _COST = {
@@ -97,8 +96,9 @@ def advise(
             f"measured on {RACE_BUDGET:,} of the {len(analysis.races):,} races, sampled evenly "
             "over the history"
         )
+    unmeasured = 0 if errors else len(seen_errors)
     found = recommend(
-        _Sampled(analysis, races), errors, attempts, samples=samples
+        _Sampled(analysis, races), errors, attempts, samples=samples, unmeasured=unmeasured
     )
     shown = found if limit is None else found[:limit]
     if not found:
@@ -135,9 +135,11 @@ def recommend(
     attempts: Sequence[Any] = (),
     *,
     samples: int = DEFAULT_SAMPLES,
+    unmeasured: int = 0,
 ) -> list[dict[str, Any]]:
     """Every recommendation for explain's ``recommendations``, best first; none where the
-    history holds no race, error or attempt (nothing was seen to prevent).
+    history holds no race, error or attempt (nothing was seen to prevent). ``unmeasured``:
+    conflicts seen in error texts that no evaluated pair stands for (the rationale says so).
 
     The statistics a partitioning candidate would need start being read here, on a second
     thread, before the evaluation set is built (Python work they overlap)."""
@@ -163,13 +165,17 @@ def recommend(
             change, evaluation.participants
         ):
             continue  # evaluated by `whatif --isolation Serializable`, never offered as a fix
-        found[i] = _entry(change, evaluation.compare(Scenario.of(change)), facts, evaluation)
+        found[i] = _entry(
+            change, evaluation.compare(Scenario.of(change)), facts, evaluation, unmeasured
+        )
     partitioning = [c for change in later.values() for c in change.columns]
     evaluation.prefetch_statistics(partitioning)
     for i, change in later.items():
         if evaluation.layout_warning(change):
             continue  # partitioning by a high-cardinality key is folklore, not a fix
-        found[i] = _entry(change, evaluation.compare(Scenario.of(change)), facts, evaluation)
+        found[i] = _entry(
+            change, evaluation.compare(Scenario.of(change)), facts, evaluation, unmeasured
+        )
     entries = [e for _, e in sorted(found.items()) if e is not None]
     entries.sort(key=_benefit)
     for e in entries:
@@ -256,7 +262,11 @@ def conflicting_writers(evaluation: Evaluation) -> list[tuple[str, str]]:
 
 
 def _entry(
-    change: Change, cmp: Comparison, facts: TableFacts, evaluation: Evaluation
+    change: Change,
+    cmp: Comparison,
+    facts: TableFacts,
+    evaluation: Evaluation,
+    unmeasured: int = 0,
 ) -> dict[str, Any] | None:
     avoided, introduced = cmp.conflicts_avoided, cmp.conflicts_introduced
     fragile = cmp.baseline["fragile_races"] - cmp.result["fragile_races"]
@@ -276,7 +286,7 @@ def _entry(
         "evaluated_on": cmp.evaluated_on,
         "hypothetical": cmp.hypothetical,
         "confidence": cmp.confidence,
-        "rationale": rationale(change, cmp, facts, fragile),
+        "rationale": rationale(change, cmp, facts, fragile, unmeasured),
         "apply": apply,
         "applicable": applicable,
         "_sort": (  # seen effect first, then writers that really overlapped, then cost
@@ -297,25 +307,34 @@ def _benefit(entry: dict[str, Any]) -> tuple[Any, ...]:
 def _example(cmp: Comparison) -> str:
     for p in cmp.pairs:
         if p.avoided:
-            return f"{p.label} losing to v{p.winner_version} ({p.before}) now commits: {p.reason}"
+            return f"{_short(p.label)} losing to v{p.winner_version} ({p.before}) now commits: {p.reason}"
     for p in cmp.pairs:
         if p.fragile_before and not p.fragile_after and p.after == COMMITS:
-            return f"{p.label} is no longer one change away from a conflict"
+            return f"{_short(p.label)} is no longer one change away from a conflict"
     return ""
 
 
-def rationale(change: Change, cmp: Comparison, facts: TableFacts, fragile: int) -> str:
+def _short(label: str) -> str:
+    """A statement's text cut to a name's length (an attempt's label is its SQL)."""
+    return label if len(label) <= MAX_NAME else label[: MAX_NAME - 1].rstrip() + "…"
+
+
+def rationale(
+    change: Change, cmp: Comparison, facts: TableFacts, fragile: int, unmeasured: int = 0
+) -> str:
+    """``unmeasured``: conflicts seen in error texts that no evaluated pair stands for."""
     ev = cmp.evaluated_on
     seen = cmp.baseline["conflicts"]
     parts = [
         (
             f"Seen: avoids {cmp.conflicts_avoided} of the {seen} conflict(s) seen (errors, "
             "attempts, model-predicted races)"
+            + (f" and {fragile} fragile race(s)" if fragile > 0 else "")
             if seen
-            else "Seen: no conflict (errors, attempts, model-predicted races); it makes racing "
-            "commits robust"
+            else f"Seen: {'no measured conflict' if unmeasured else 'no conflict'} (errors, "
+            "attempts, model-predicted races)"
+            + (f"; makes {fragile} fragile race(s) robust" if fragile > 0 else "")
         )
-        + (f" and {fragile} fragile race(s)" if fragile > 0 else "")
         + (f" (but makes {-fragile} more race(s) fragile)" if fragile < 0 else "")
         + (
             f" but introduces {cmp.conflicts_introduced} (trade-off)"
@@ -323,7 +342,13 @@ def rationale(change: Change, cmp: Comparison, facts: TableFacts, fragile: int) 
             else ", introduces none"
         )
         + f", measured on {ev['races']} race(s), {ev['errors']} error(s) and "
-        f"{ev['attempts']} attempt(s).",
+        f"{ev['attempts']} attempt(s)."
+        + (
+            f" {unmeasured} conflict(s) seen in error texts are not measured: without the "
+            "failed statement (give it with --attempt) what it read is not known."
+            if unmeasured
+            else ""
+        ),
         hypothetical_text(cmp.hypothetical),
     ]
     parts.append(_mechanism(change, facts))

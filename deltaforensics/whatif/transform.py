@@ -395,9 +395,9 @@ def pinned_pieces(
     lost = files.filter(pl.col(UNKNOWN))
     if lost.is_empty():
         return files
-    originals = lost.with_columns(
-        pl.col("path").str.replace(r"#[^#]*$", "").alias("path")
-    ).unique(subset="path", maintain_order=True)
+    originals = lost.with_columns(pl.col("path").str.replace(r"#[^#]*$", "").alias("path")).unique(
+        subset="path", maintain_order=True
+    )
     pieces = []
     for values in pinned:
         suffix = "/".join(f"{c}={HIVE_NULL if values[c] is None else values[c]}" for c in columns)

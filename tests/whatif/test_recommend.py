@@ -14,10 +14,10 @@ from deltaforensics.model.ids import Severity
 from deltaforensics.report.document import explain_document, whatif_document
 from deltaforensics.report.validate import validate
 from deltaforensics.whatif import assess
+from deltaforensics.whatif.advice import TableFacts, apply_text
 from deltaforensics.whatif.assess import surely_too_many_partitions
 from deltaforensics.whatif.compare import Evaluation
 from deltaforensics.whatif.layout import Layout
-from deltaforensics.whatif.advice import TableFacts, apply_text
 from deltaforensics.whatif.recommend import NOTHING_TO_PREVENT, advise, recommend
 from deltaforensics.whatif.scenario import (
     DeletionVectors,
@@ -271,3 +271,42 @@ def test_a_sample_deciding_high_cardinality_changes_no_recommendation(
     assert not surely_too_many_partitions(Layout.for_table(["user_id"], rep, {}), StatRanges(rep))
     counted = recommend(analysis, attempts=observed_attempts(analysis))
     assert sampled == counted
+
+
+def test_a_long_log_is_sampled_within_the_budget_and_says_so(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    recommending = sys.modules[advise.__module__]  # the package exports a function by its name
+    analysis = sample("merge_without_partition_literal")
+    assert len(analysis.races) > 3
+    monkeypatch.setattr(recommending, "RACE_BUDGET", 3)
+    advice = advise(analysis)
+    assert advice.note is not None and "3 of the 9 races" in advice.note
+    for entry in advice.entries:
+        assert entry["evaluated_on"]["races"] == 3
+
+
+def test_only_the_best_few_are_shown_and_the_rest_counted() -> None:
+    analysis = sample("optimize_vs_delete")
+    every = advise(analysis, limit=None)
+    assert every.entries and every.more == 0
+    cut = advise(analysis, limit=0)
+    assert cut.entries == () and cut.more == len(every.entries)
+
+
+def test_writer_names_are_short_and_carry_no_paths(tmp_path: Path) -> None:
+    from deltaforensics.whatif.writers import MAX_NAME, writer_of  # noqa: PLC0415
+
+    b = LogBuilder(tmp_path / "t", columns={"id": "long", "path": "string"}, writer="spark-3.2.0")
+    b.create()
+    b.write(add=[b.file()])
+    long_condition = " AND ".join(f"id <> {i}" for i in range(30))
+    b.delete(
+        f"path = '/tmp/staging-1234/x.parquet' AND {long_condition}",
+        remove=[b.live_files()[0]["path"]],
+        add=[b.file()],
+    )
+    analysis = analysis_until(b.path, b.version)
+    name = writer_of(analysis.transactions[-1])
+    assert len(name) <= MAX_NAME
+    assert "/tmp" not in name and "1234" not in name

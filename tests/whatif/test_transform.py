@@ -8,16 +8,16 @@ from pathlib import Path
 import polars as pl
 
 from deltaforensics.conflicts.checker import check
+from deltaforensics.predicates.ir import And, Column, Compare, Literal, Or
 from deltaforensics.report.document import whatif_document
 from deltaforensics.report.validate import validate
+from deltaforensics.whatif.footprint import pinned_values
 from deltaforensics.whatif.scenario import (
     ExplicitMergePredicates,
     IsolationChange,
     PartitionBy,
     Scenario,
 )
-from deltaforensics.predicates.ir import And, Column, Compare, Literal, Or
-from deltaforensics.whatif.footprint import pinned_values
 from deltaforensics.whatif.transform import Rewriter, apply
 from tests.support import LogBuilder
 from tests.whatif.helpers import analysis_until, lost
