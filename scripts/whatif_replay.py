@@ -139,6 +139,11 @@ class Op:
         keys = "t.user_id = s.user_id AND t.date = s.date"
         return f"{keys} AND t.date = '{self.date}'" if spec.merge_literal else keys
 
+    def writes(self, spec: TableSpec) -> dict[str, str] | None:
+        """``--writes`` for a MERGE on a partitioned table: the partition its batch covers, as
+        the job that failed knows it (its source is a table name in the SQL)."""
+        return {"date": self.date} if self.kind == "merge" and spec.partitioned else None
+
     def sql(self, spec: TableSpec) -> str:
         d = self.date
         if self.kind == "append":
@@ -257,7 +262,10 @@ def predict(
         if r.outcome != OK:
             failed[r.tried_after].append(r)
     for latest, group in sorted(failed.items()):
-        specs = [AttemptSpec(sql=r.op.sql(spec), read_version=r.read_version) for r in group]
+        specs = [
+            AttemptSpec(sql=r.op.sql(spec), read_version=r.read_version, writes=r.op.writes(spec))
+            for r in group
+        ]
         at = analyze(store, to_version=latest, attempts=specs, recommendations=False)
         doc = whatif_document(at, scenario_for(whole), attempts=observed_attempts(at), samples=0)
         found.add([p for p in doc["pairs"] if p["source"] == "attempt"])

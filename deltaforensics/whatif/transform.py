@@ -156,7 +156,12 @@ class Rewriter:
                 )
         for change in self.scenario.changes:
             if isinstance(change, ExplicitMergePredicates):
-                if t.operation in change.operations and t.read_whole_table and simulated(t):
+                if (
+                    t.operation in change.operations
+                    and t.read_whole_table
+                    and simulated(t)
+                    and self._touches_every_partition(t)
+                ):
                     unknown = unknown or (
                         f"{t.name} is an attempted {t.operation} whose condition names no "
                         "partition: which partitions its source covers is not in the statement"
@@ -174,6 +179,17 @@ class Rewriter:
             elif isinstance(change, MarkBlindAppends) and writer_of(t) == change.writer:
                 t = marked_blind(t)
         return t, unknown, evidence
+
+    def _touches_every_partition(self, t: Transaction) -> bool:
+        """Whether ``t``'s files touch every partition live at its read version (more than
+        one): for a statement simulated from SQL, its source's partitions were not known."""
+        if t.read_version is None or not self.replay.retains(t.read_version):
+            return True
+        live = self.replay.live_files(t.read_version)
+        if live.is_empty() or PARTITION_VALUES not in live.columns:
+            return False
+        partitions = live.select(PARTITION_VALUES).unique().height
+        return partitions > 1 and len(touched_partitions(t)) >= partitions
 
     def pair(self, loser: Transaction, winners: Sequence[Transaction]) -> RewrittenPair:
         apart = _scheduled_apart(self.scenario, loser, winners)

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from deltaforensics.errors import DeltaForensicsError
+from deltaforensics.report.document.entry import FORMAT_VERSION
 from deltaforensics.report.validate import (
     KINDS,
     SCHEMA_FILES,
@@ -202,7 +203,7 @@ def test_every_shipped_schema_is_a_valid_draft_2020_12_schema(kind: Any) -> None
     assert schema["additionalProperties"] is True
     assert schema["properties"]["format_version"] == {
         **schema["properties"]["format_version"],
-        "const": 1,
+        "const": FORMAT_VERSION,
     }
 
 
@@ -245,7 +246,7 @@ def _set(doc: dict[str, Any], path: tuple[Any, ...], value: Any) -> dict[str, An
 @pytest.mark.parametrize(
     ("path", "value"),
     [
-        pytest.param(("format_version",), 2, id="format-version-2"),
+        pytest.param(("format_version",), FORMAT_VERSION + 1, id="format-version-next"),
         pytest.param(("races", 0, "outcome"), "Commits", id="outcome-case"),
         pytest.param(("races", 0, "outcome"), "CommitFailedError", id="outcome-not-delta"),
         pytest.param(

@@ -295,7 +295,7 @@ def test_only_the_best_few_are_shown_and_the_rest_counted() -> None:
 
 
 def test_writer_names_are_short_and_carry_no_paths(tmp_path: Path) -> None:
-    from deltaforensics.whatif.writers import MAX_NAME, writer_of  # noqa: PLC0415
+    from deltaforensics.whatif.writers import MAX_NAME, writer_of
 
     b = LogBuilder(tmp_path / "t", columns={"id": "long", "path": "string"}, writer="spark-3.2.0")
     b.create()
