@@ -63,9 +63,11 @@ class Evaluation:
         attempts: Sequence[Any] = (),
         samples: int = DEFAULT_SAMPLES,
         statistics: StatRanges | None = None,
+        overlapping_writers_only: bool = False,
     ) -> None:
         """``statistics``: the history's column statistics when the caller has started
-        reading them (:meth:`StatRanges.warm`)."""
+        reading them (:meth:`StatRanges.warm`); ``overlapping_writers_only``: the writer
+        matrix keeps only the writer pairs that really overlapped (a budget on long logs)."""
         self.transactions = tuple(transactions)
         self.races = tuple(races)
         self.replay = replay
@@ -80,13 +82,15 @@ class Evaluation:
         commits_by_writer = transactions_by_writer(self.transactions)
         self.writers = group_writers(commits_by_writer)
         pairs = writer_pairs(self.writers, self.races, self.by_version)
+        self.overlaps = overlaps(self.races, self.by_version)
+        if overlapping_writers_only:
+            pairs = [p for p in pairs if self.overlaps[p]]
         # every transaction the estimate is about: commits and the losers of the evidence
         self.participants = self.transactions + tuple(o.loser for o in self.evidence)
         self.by_writer = transactions_by_writer(
             (o.loser for o in self.evidence), into=commits_by_writer
         )
         self.cells = sample_cells(self.writers, pairs, replay, samples) if samples > 0 else {}
-        self.overlaps = overlaps(self.races, self.by_version)
         # read once for every PartitionBy compared
         self.statistics = statistics if statistics is not None else StatRanges(replay)
         self._rewriters: dict[Scenario, Rewriter] = {}

@@ -44,7 +44,7 @@ from deltaforensics.whatif.writers import MAX_NAME, writer_of
 
 MAX_COLUMNS = 4  # partition / clustering candidates: the columns predicates use most
 MAX_SHOWN = 3  # recommendations a report shows; the rest behind --all
-RACE_BUDGET = 2_000  # races a recommendation is measured on: a long log is sampled evenly
+RACE_BUDGET = 200  # races a recommendation is measured on: a long log is sampled evenly
 NOTHING_TO_PREVENT = (
     "nothing to prevent: no race, error or attempt in this history, so no change is recommended"
 )
@@ -94,11 +94,16 @@ def advise(
         races = tuple(races[int(i * step)] for i in range(RACE_BUDGET))
         note = (
             f"measured on {RACE_BUDGET:,} of the {len(analysis.races):,} races, sampled evenly "
-            "over the history"
+            "over the history, and on the writer pairs that really overlapped"
         )
     unmeasured = 0 if errors else len(seen_errors)
     found = recommend(
-        _Sampled(analysis, races), errors, attempts, samples=samples, unmeasured=unmeasured
+        _Sampled(analysis, races),
+        errors,
+        attempts,
+        samples=samples,
+        unmeasured=unmeasured,
+        overlapping_writers_only=note is not None,
     )
     shown = found if limit is None else found[:limit]
     if not found:
@@ -136,6 +141,7 @@ def recommend(
     *,
     samples: int = DEFAULT_SAMPLES,
     unmeasured: int = 0,
+    overlapping_writers_only: bool = False,
 ) -> list[dict[str, Any]]:
     """Every recommendation for explain's ``recommendations``, best first; none where the
     history holds no race, error or attempt (nothing was seen to prevent). ``unmeasured``:
@@ -151,7 +157,14 @@ def recommend(
     counts = predicate_column_counts((t for t in analysis.transactions if t.version != 0), schema)
     columns = [c for c, _ in counts.most_common(MAX_COLUMNS)]
     statistics.warm(lambda: statistics_to_read(columns, replay, statistics))
-    evaluation = evaluation_for(analysis, errors, attempts, samples=samples, statistics=statistics)
+    evaluation = evaluation_for(
+        analysis,
+        errors,
+        attempts,
+        samples=samples,
+        statistics=statistics,
+        overlapping_writers_only=overlapping_writers_only,
+    )
     facts = TableFacts.of(evaluation.replay, evaluation.participants)
     losers = (o.loser for o in evaluation.evidence if o.loser.version != 0)
     changes = candidates(evaluation, facts, predicate_column_counts(losers, schema, counts))
