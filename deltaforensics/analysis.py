@@ -299,7 +299,7 @@ def analyze_loaded(
     )
     if not recommendations:
         return result
-    from deltaforensics.whatif.recommend import MAX_SHOWN, advise  # noqa: PLC0415
+    from deltaforensics.whatif.advising import MAX_SHOWN, advise  # noqa: PLC0415
 
     evidence = observed_attempts(result)
     advice = advise(result, attempts=evidence, limit=None if all_recommendations else MAX_SHOWN)

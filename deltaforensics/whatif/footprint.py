@@ -9,7 +9,7 @@ to (equalities, ``IN`` lists and ``IS NULL``, through AND and OR), and says whic
 decided a transaction's footprint, for the pair's reason.
 
 The condition is the one the engine's conflict checker uses for the new columns
-(:func:`~deltaforensics.whatif.transform.new_read_predicate` gives it): a MERGE's ON condition
+(:func:`~deltaforensics.whatif.repartition.new_read_predicate` gives it): a MERGE's ON condition
 over target columns, DELETE/UPDATE's WHERE, a replaceWhere. An UPDATE that sets a new partition
 column moves rows out of the pinned partitions, so its writes are not pinned; Delta does not
 record the SET list, so this is only known for attempted statements (their SQL is at hand).

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from deltaforensics.conflicts.checker import COMMITS
@@ -43,11 +42,6 @@ from deltaforensics.whatif.transform import is_pure_append
 from deltaforensics.whatif.writers import MAX_NAME, writer_of
 
 MAX_COLUMNS = 4  # partition / clustering candidates: the columns predicates use most
-MAX_SHOWN = 3  # recommendations a report shows; the rest behind --all
-RACE_BUDGET = 200  # races a recommendation is measured on: a long log is sampled evenly
-NOTHING_TO_PREVENT = (
-    "nothing to prevent: no race, error or attempt in this history, so no change is recommended"
-)
 MAX_SCHEDULES = 3
 _COST = {
     "explicit-merge-predicates": 0,
@@ -59,79 +53,6 @@ _COST = {
     "partition-by": 3,
 }
 _RANK = {"high": 2, "medium": 1, "low": 0}
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Advice:
-    """What explain shows: the best recommendations, how many more ``--all`` would show, and
-    why there is none or that the evaluation sampled."""
-
-    entries: tuple[dict[str, Any], ...]
-    more: int = 0
-    note: str | None = None
-
-
-def advise(
-    analysis: AnalysisLike,
-    errors: Sequence[Any] = (),
-    attempts: Sequence[Any] = (),
-    *,
-    limit: int | None = MAX_SHOWN,
-    samples: int = DEFAULT_SAMPLES,
-) -> Advice:
-    """:func:`recommend` within a fixed budget, cut to ``limit`` (None: all).
-
-    Only evidence earns a recommendation: a history with no race, error or attempt has
-    nothing to prevent, and none is evaluated. On a long log the races are sampled evenly
-    down to :data:`RACE_BUDGET`, and the note says so."""
-    races = tuple(analysis.races)
-    seen_errors = getattr(analysis, "error_conflicts", ())  # pasted errors explained
-    if not races and not errors and not attempts and not seen_errors:
-        return Advice(entries=(), note=NOTHING_TO_PREVENT)
-    note = None
-    if len(races) > RACE_BUDGET:
-        step = len(races) / RACE_BUDGET
-        races = tuple(races[int(i * step)] for i in range(RACE_BUDGET))
-        note = (
-            f"measured on {RACE_BUDGET:,} of the {len(analysis.races):,} races, sampled evenly "
-            "over the history, and on the writer pairs that really overlapped"
-        )
-    unmeasured = 0 if errors else len(seen_errors)
-    found = recommend(
-        _Sampled(analysis, races),
-        errors,
-        attempts,
-        samples=samples,
-        unmeasured=unmeasured,
-        overlapping_writers_only=note is not None,
-    )
-    shown = found if limit is None else found[:limit]
-    if not found:
-        note = note or (
-            "no change measured here avoids a conflict seen in this history without "
-            "introducing as many"
-        )
-    return Advice(entries=tuple(shown), more=len(found) - len(shown), note=note)
-
-
-@dataclass(frozen=True, slots=True)
-class _Sampled:
-    """An analysis with its races cut to a sample (an :class:`AnalysisLike`)."""
-
-    analysis: AnalysisLike
-    sample: tuple[Any, ...]
-
-    @property
-    def loaded(self) -> Any:
-        return self.analysis.loaded
-
-    @property
-    def transactions(self) -> tuple[Any, ...]:
-        return self.analysis.transactions
-
-    @property
-    def races(self) -> tuple[Any, ...]:
-        return self.sample
 
 
 def recommend(

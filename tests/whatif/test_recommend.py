@@ -15,10 +15,11 @@ from deltaforensics.report.document import explain_document, whatif_document
 from deltaforensics.report.validate import validate
 from deltaforensics.whatif import assess
 from deltaforensics.whatif.advice import TableFacts, apply_text
+from deltaforensics.whatif.advising import NOTHING_TO_PREVENT, advise
 from deltaforensics.whatif.assess import surely_too_many_partitions
 from deltaforensics.whatif.compare import Evaluation
 from deltaforensics.whatif.layout import Layout
-from deltaforensics.whatif.recommend import NOTHING_TO_PREVENT, advise, recommend
+from deltaforensics.whatif.recommend import recommend
 from deltaforensics.whatif.scenario import (
     DeletionVectors,
     ExplicitMergePredicates,
