@@ -311,3 +311,24 @@ def test_writer_names_are_short_and_carry_no_paths(tmp_path: Path) -> None:
     name = writer_of(analysis.transactions[-1])
     assert len(name) <= MAX_NAME
     assert "/tmp" not in name and "1234" not in name
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+def test_every_counted_pair_really_overlapped(name: str) -> None:
+    """A counted pair's winner committed after the loser's read version and before its
+    commit; the writer matrix's sampled overlaps are never counted as seen."""
+    analysis = sample(name)
+    by_version = {t.version: t for t in analysis.transactions}
+    for change in (ExplicitMergePredicates(), PartitionBy(("date",)), DeletionVectors()):
+        doc = whatif_document(analysis, Scenario.of(change))
+        for p in doc["pairs"]:
+            if p["source"] != "race" or not p["counted"]:
+                continue
+            loser = by_version[p["loser"]["version"]]
+            assert loser.read_version < p["winner_version"] < loser.version
+        seen = sum(
+            1
+            for p in doc["pairs"]
+            if p["counted"] and (p["before"] == "commits") != (p["after"] == "commits")
+        )
+        assert doc["conflicts_avoided"] + doc["conflicts_introduced"] == seen
