@@ -206,6 +206,8 @@ class ConflictAnalysis:
     error_evidence: tuple[Any, ...] = ()
     attempt_verdicts: tuple[Verdict, ...] = ()
     recommendations: tuple[dict[str, Any], ...] = ()
+    recommendations_more: int = 0  # left out of the report (``--all`` shows them)
+    recommendations_note: str | None = None  # nothing to prevent, none helps, or sampled
 
     def table_isolation(self) -> TableIsolation:
         """The table's isolation level: its property, else what commits record most, else the
@@ -235,8 +237,10 @@ def analyze(
     error_texts: Sequence[tuple[str, str]] = (),
     attempts: Sequence[AttemptSpec] = (),
     recommendations: bool = True,
+    all_recommendations: bool = False,
 ) -> ConflictAnalysis:
-    """Replay the retained history, rebuild per-commit transactions, re-check every race."""
+    """Replay the retained history, rebuild per-commit transactions, re-check every race.
+    ``all_recommendations``: every recommendation, not only the best few."""
     loaded = load(store, version=to_version, mode="history", engine=engine)
     return analyze_loaded(
         loaded,
@@ -245,6 +249,7 @@ def analyze(
         error_texts=error_texts,
         attempts=attempts,
         recommendations=recommendations,
+        all_recommendations=all_recommendations,
     )
 
 
@@ -257,6 +262,7 @@ def analyze_loaded(
     error_texts: Sequence[tuple[str, str]] = (),
     attempts: Sequence[AttemptSpec] = (),
     recommendations: bool = True,
+    all_recommendations: bool = False,
 ) -> ConflictAnalysis:
     """The analysis of an already replayed history (from the log, or from an audit's state),
     built with the cycle collector paused (:mod:`deltaforensics.model.collector`)."""
@@ -294,10 +300,16 @@ def analyze_loaded(
     )
     if not recommendations:
         return result
-    from deltaforensics.whatif.recommend import recommend  # noqa: PLC0415
+    from deltaforensics.whatif.advising import MAX_SHOWN, advise  # noqa: PLC0415
 
-    advice = recommend(result, attempts=observed_attempts(result))
-    return replace(result, recommendations=tuple(advice))
+    evidence = observed_attempts(result)
+    advice = advise(result, attempts=evidence, limit=None if all_recommendations else MAX_SHOWN)
+    return replace(
+        result,
+        recommendations=advice.entries,
+        recommendations_more=advice.more,
+        recommendations_note=advice.note,
+    )
 
 
 def _history_diagnostics(txns: Sequence[Any], races: Sequence[Any]) -> Iterator[Diagnostic]:

@@ -189,9 +189,11 @@ DATASETS: dict[str, list[Column]] = {
         ),
         field(Recommendation, "change", "The change and its parameters as JSON."),
         field(
-            Recommendation, "conflicts_avoided", "Conflicts of the table's history it would avoid."
+            Recommendation,
+            "conflicts_avoided",
+            "Seen conflicts (errors, attempts, races in the log) it would avoid.",
         ),
-        field(Recommendation, "conflicts_introduced", "Conflicts it would introduce."),
+        field(Recommendation, "conflicts_introduced", "Seen conflicts it would introduce."),
         field(
             Recommendation,
             "evaluated_on",

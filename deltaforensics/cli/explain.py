@@ -68,6 +68,10 @@ def explain(
             help="Measure the what-if recommendations (the slow part on long histories).",
         ),
     ] = True,
+    show_all: Annotated[
+        bool,
+        typer.Option("--all", help="Show every recommendation measured, not only the best three."),
+    ] = False,
 ) -> None:
     """Races and conflicts in the table's history, which rule of Delta's checker decides them, and why."""
     invocation = invocation_of(ctx)
@@ -96,6 +100,7 @@ def explain(
             attempts=specs,
             engine=chosen_engine(store, engine),
             recommendations=recommendations,
+            all_recommendations=show_all,
         )
     doc = redacted(
         explain_document(analysis), redact, (t.commit_info for t in analysis.transactions)

@@ -57,6 +57,10 @@ def whatif(
     output_format: Annotated[
         WhatIfFormat, typer.Option("--format", help="json or markdown.")
     ] = None,  # type: ignore[assignment]
+    show_all: Annotated[
+        bool,
+        typer.Option("--all", help="List every pair in the markdown, not only the first 50."),
+    ] = False,
     *,
     attempts: AttemptOptions,
     storage: StorageAccess,
@@ -86,7 +90,7 @@ def whatif(
     if (output_format or WhatIfFormat.json) is WhatIfFormat.markdown:
         from deltaforensics.report.to_markdown import whatif_to_markdown  # noqa: PLC0415
 
-        emit(whatif_to_markdown(doc))
+        emit(whatif_to_markdown(doc, max_rows=len(doc["pairs"]) + 1 if show_all else 50))
     else:
         emit_json(doc)
 

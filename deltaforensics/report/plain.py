@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from deltaforensics.report.document.explain import Commit
+from deltaforensics.report.document.explain import Commit, ExplainDocument
 
 # C0 controls, DEL, C1 controls, and the bidirectional overrides and isolates that reorder what
 # a reader sees ("Trojan Source"): a log string holding one must not drive the reader's terminal
@@ -84,3 +84,20 @@ def commit_summary(c: Commit | None, version: int) -> str:
 def commits_by_version(commits: tuple[Commit, ...]) -> dict[int | None, Commit]:
     """The report's commit details, by version, for the renderers' winner lines."""
     return {c.version: c for c in commits}
+
+
+def recommendations_note(doc: ExplainDocument) -> str:
+    """Why there is no recommendation (nothing to prevent, none helps), that the evaluation
+    sampled, and how many more ``--all`` shows; "" when there is nothing to say."""
+    parts = []
+    note = doc.recommendations_note
+    if note:
+        parts.append(note[:1].upper() + note[1:] + ".")
+    elif not doc.recommendations:
+        parts.append("None.")
+    if doc.recommendations_more:
+        parts.append(
+            f"{doc.recommendations_more} more recommendation(s) measured: run with --all "
+            "to see them."
+        )
+    return " ".join(parts)

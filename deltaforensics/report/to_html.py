@@ -17,7 +17,7 @@ from deltaforensics.report.document.explain import ExplainDocument, no_race_reas
 from deltaforensics.report.html import sections
 from deltaforensics.report.html.format import code, e, or_dash, plural, race_status, section
 from deltaforensics.report.html.timeline import MAX_TIMELINE_ROWS, timeline
-from deltaforensics.report.plain import commits_by_version
+from deltaforensics.report.plain import commits_by_version, recommendations_note
 
 __all__ = ["MAX_TIMELINE_ROWS", "to_html"]
 
@@ -88,7 +88,7 @@ def to_html(doc: ExplainDocument | Mapping[str, Any]) -> str:
         section("Anomalies", sections.anomalies(report.anomalies), "anomalies"),
         section(
             "Recommendations",
-            sections.recommendations(report.recommendations),
+            sections.recommendations(report.recommendations, recommendations_note(report)),
             "recommendations",
         ),
         section("Diagnostics", sections.diagnostics(report.diagnostics), "diagnostics"),
@@ -147,7 +147,11 @@ def _cards(doc: ExplainDocument) -> str:
             len(anomalies),
             plural(sum(a.severity == "error" for a in anomalies), "error"),
         ),
-        ("Recommendations", len(doc.recommendations), "changes evaluated"),
+        (
+            "Recommendations",
+            len(doc.recommendations),
+            _recommendations_card(doc),
+        ),
         (
             "Diagnostics",
             len(diags),
@@ -169,3 +173,10 @@ def _footer(doc: ExplainDocument) -> str:
         f"from report format {e(doc.format_version)}. Self-contained: no scripts, no network."
         "</footer>"
     )
+
+
+def _recommendations_card(doc: ExplainDocument) -> str:
+    if doc.recommendations:
+        return "measured on seen conflicts"
+    note = doc.recommendations_note or ""
+    return "nothing to prevent" if note.startswith("nothing to prevent") else "none helps"

@@ -26,7 +26,6 @@ from deltaforensics.report.document.explain import (
     Conflict,
     ExplainDocument,
     Race,
-    Recommendation,
     Table,
     no_race_reason,
 )
@@ -36,8 +35,10 @@ from deltaforensics.report.plain import (
     change_text,
     commit_summary,
     commits_by_version,
+    recommendations_note,
     visible,
 )
+from deltaforensics.whatif.recommend import hypothetical_text
 
 MAX_ROWS = 50
 # Markdown punctuation that can start emphasis, links, code, strikethrough, math or a cell edge.
@@ -284,9 +285,10 @@ def _anomalies(doc: ExplainDocument, max_rows: int) -> list[str]:
     return ["### Anomalies", table(headers, rows, max_rows=max_rows)]
 
 
-def _recommendations(recs: Sequence[Recommendation], max_rows: int) -> list[str]:
+def _recommendations(report: ExplainDocument, max_rows: int) -> list[str]:
+    recs = report.recommendations
     if not recs:
-        return ["### Recommendations", "None."]
+        return ["### Recommendations", text(recommendations_note(report))]
     rows = [
         [
             str(i),
@@ -299,10 +301,19 @@ def _recommendations(recs: Sequence[Recommendation], max_rows: int) -> list[str]
         ]
         for i, r in enumerate(recs, 1)
     ]
-    headers = ["#", "Change", "Avoided", "Introduced", "Confidence", "Evaluated on", "Rationale"]
+    headers = [
+        "#",
+        "Change",
+        "Seen conflicts avoided",
+        "Introduced",
+        "Confidence",
+        "Evaluated on",
+        "Rationale",
+    ]
     return [
         "### Recommendations",
         table(headers, rows, max_rows=max_rows),
+        *([text(recommendations_note(report))] if recommendations_note(report) else []),
         *(
             f"**{i}. {code(change_text(r.change), in_table=False)}**\n\n"
             + (fenced(r.apply) if r.apply else text(NO_APPLY_TEXT))
@@ -322,7 +333,7 @@ def to_markdown(doc: ExplainDocument | Mapping[str, Any], *, max_rows: int = MAX
         *_conflicts(report, max_rows),
         *_attempts(report.attempts, max_rows),
         *_anomalies(report, max_rows),
-        *_recommendations(report.recommendations, max_rows),
+        *_recommendations(report, max_rows),
         _diagnostics(report.diagnostics, max_rows),
     ]
     return "\n\n".join(out) + "\n"
@@ -336,11 +347,13 @@ def whatif_to_markdown(doc: WhatIfDocument | Mapping[str, Any], *, max_rows: int
     out = [
         f"## deltaforensics what-if: {code(changes, in_table=False)} on "
         f"{code(report.table.uri, in_table=False)}",
-        f"**avoids {_plural(report.conflicts_avoided, 'conflict')}, introduces "
+        f"**seen: avoids {report.conflicts_avoided} of {_plural(base.conflicts, 'conflict')} "
+        f"seen (errors, attempts, model-predicted races), introduces "
         f"{report.conflicts_introduced}** · conflicts "
         f"{base.conflicts} → {result.conflicts} · fragile races {base.fragile_races} → "
         f"{result.fragile_races} · confidence **{text(report.confidence)}** · evaluated on "
         f"{text(_evaluated(report.evaluated_on))}",
+        *([text(hypothetical_text(dict(report.hypothetical)))] if report.hypothetical else []),
         _table_facts(report.table),
         "### Pairs",
     ]

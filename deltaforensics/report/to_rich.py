@@ -26,6 +26,7 @@ from deltaforensics.report.plain import (
     change_text,
     commit_summary,
     commits_by_version,
+    recommendations_note,
     visible,
 )
 
@@ -47,7 +48,7 @@ def render_explain(doc: ExplainDocument | Mapping[str, Any], console: Console) -
     _timeline(report, commits, console)
     _findings(report, commits, console)
     _anomalies(report.anomalies, console)
-    _recommendations(report.recommendations, console)
+    _recommendations(report, console)
     problems = [d for d in report.diagnostics if d.severity != "info"]
     if problems:
         console.print(f"\n[bold]Diagnostics[/bold] ({len(problems)})")
@@ -191,11 +192,16 @@ def _anomalies(anomalies: Sequence[Anomaly], console: Console) -> None:
     console.print(table)
 
 
-def _recommendations(recs: Sequence[Recommendation], console: Console) -> None:
+def _recommendations(report: ExplainDocument, console: Console) -> None:
+    recs: Sequence[Recommendation] = report.recommendations
+    note = recommendations_note(report)
     if not recs:
+        if report.recommendations_note:
+            console.print()
+            console.print(f"Recommendations: {_text(note)}")
         return
     table = Table(title=f"Recommendations ({len(recs)}), measured on this history", expand=False)
-    for col in ("#", "change", "avoids", "introduces", "confidence"):
+    for col in ("#", "change", "seen avoided", "introduces", "confidence"):
         table.add_column(col)
     for rank, r in enumerate(recs, start=1):
         table.add_row(
@@ -210,6 +216,8 @@ def _recommendations(recs: Sequence[Recommendation], console: Console) -> None:
     for rank, r in enumerate(recs, start=1):
         console.print(f"[bold]{rank}.[/bold] {_text(r.rationale)}")
         console.print(f"   apply: {_text(r.apply) if r.apply else NO_APPLY_TEXT}")
+    if note:
+        console.print(_text(note))
 
 
 def _span(versions: Sequence[int]) -> str:

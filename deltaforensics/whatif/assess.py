@@ -94,7 +94,7 @@ def assess(
                 FOOTPRINT_UNKNOWN, "nothing to evaluate: no race, error, attempt or writer pair"
             )
         )
-    unknown = comparison.unknown
+    unknown = comparison.unknown + comparison.hypothetical["unknown"]
     if unknown:
         confidence = lower(confidence, "low" if 2 * unknown >= evaluated else "medium")
         diags.append(

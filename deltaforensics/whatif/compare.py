@@ -33,15 +33,17 @@ from deltaforensics.whatif.assess import (
     surely_too_many_partitions,
 )
 from deltaforensics.whatif.comparison import Comparison, Observed, PairResult, as_observed
+from deltaforensics.whatif.footprint import named_values
 from deltaforensics.whatif.layout import Layout
 from deltaforensics.whatif.matrix import (
     evaluate_cell,
+    overlaps,
     sample_cells,
     writer_pairs,
 )
 from deltaforensics.whatif.scenario import PartitionBy, Scenario
 from deltaforensics.whatif.statistics import StatRanges
-from deltaforensics.whatif.transform import Rewriter, judge, quiet_reason
+from deltaforensics.whatif.transform import Rewriter, decide, quiet_reason, with_evidence
 from deltaforensics.whatif.writers import group_writers, transactions_by_writer
 
 DEFAULT_SAMPLES = 4
@@ -61,9 +63,11 @@ class Evaluation:
         attempts: Sequence[Any] = (),
         samples: int = DEFAULT_SAMPLES,
         statistics: StatRanges | None = None,
+        overlapping_writers_only: bool = False,
     ) -> None:
         """``statistics``: the history's column statistics when the caller has started
-        reading them (:meth:`StatRanges.warm`)."""
+        reading them (:meth:`StatRanges.warm`); ``overlapping_writers_only``: the writer
+        matrix keeps only the writer pairs that really overlapped (a budget on long logs)."""
         self.transactions = tuple(transactions)
         self.races = tuple(races)
         self.replay = replay
@@ -78,6 +82,9 @@ class Evaluation:
         commits_by_writer = transactions_by_writer(self.transactions)
         self.writers = group_writers(commits_by_writer)
         pairs = writer_pairs(self.writers, self.races, self.by_version)
+        self.overlaps = overlaps(self.races, self.by_version)
+        if overlapping_writers_only:
+            pairs = [p for p in pairs if self.overlaps[p]]
         # every transaction the estimate is about: commits and the losers of the evidence
         self.participants = self.transactions + tuple(o.loser for o in self.evidence)
         self.by_writer = transactions_by_writer(
@@ -98,7 +105,7 @@ class Evaluation:
         scenario = Scenario.of(change)
         rw = self._rewriters.get(scenario)
         if rw is None:  # kept for compare(), which then does not build its layout again
-            rw = self._rewriters[scenario] = Rewriter(scenario, self.replay, self.statistics)
+            rw = self._rewriters[scenario] = self._rewriter(scenario)
         if rw.relabeler is None:
             return False
         found = layout_diagnostic(rw.relabeler, self.replay.end_version)
@@ -128,17 +135,25 @@ class Evaluation:
             )
 
     def compare(self, scenario: Scenario) -> Comparison:
-        rw = self._rewriters.pop(scenario, None) or Rewriter(scenario, self.replay, self.statistics)
+        rw = self._rewriters.pop(scenario, None) or self._rewriter(scenario)
         rw.prepare(self._involved)
         pairs = [self._race(rw, r) for r in self.races]
         pairs += [
             self._observed(rw, o, before)
             for o, before in zip(self.evidence, self.evidence_before, strict=True)
         ]
-        matrix = [evaluate_cell(rw, a, b, samples) for (a, b), samples in self.cells.items()]
+        matrix = [
+            evaluate_cell(rw, a, b, samples, self.overlaps[(a, b)])
+            for (a, b), samples in self.cells.items()
+        ]
         found = Comparison(scenario=scenario, pairs=tuple(pairs), matrix=tuple(matrix))
         confidence, diagnostics = assess(found, rw, self.participants, self.by_writer)
         return replace(found, confidence=confidence, diagnostics=diagnostics)
+
+    def _rewriter(self, scenario: Scenario) -> Rewriter:
+        columns = [c for p in scenario.find(PartitionBy) for c in p.columns]
+        named = named_values(self.participants, columns) if columns else None
+        return Rewriter(scenario, self.replay, self.statistics, named)
 
     def _race(self, rw: Rewriter, race: Any) -> PairResult:
         v: Verdict = race.verdict
@@ -200,12 +215,13 @@ class Evaluation:
     ) -> tuple[Verdict | None, str, bool]:
         """The verdict under the scenario, why, and whether it is fragile (races only)."""
         pair = rw.pair(loser, winners)
-        if pair.unknown:
-            return None, f"unknown: {pair.unknown}", False
         if pair.unchanged:
             why = baseline.reason if baseline.raised else quiet_reason(loser, baseline)
             return baseline, f"unchanged by the scenario: {why}", bool(fragile_before)
-        verdict, reason = judge(pair)
+        verdict, reason = decide(pair)
+        reason = with_evidence(reason, pair)
+        if verdict is None:
+            return None, reason, False
         flips = False
         if fragile_before is not None and verdict.outcome == COMMITS and pair.winners:
             found = fragility(pair.loser, pair.winners, pair.loser.profile, pair.history, verdict)

@@ -38,6 +38,7 @@ def evaluation_for(
     *,
     samples: int = DEFAULT_SAMPLES,
     statistics: StatRanges | None = None,
+    overlapping_writers_only: bool = False,
 ) -> Evaluation:
     return Evaluation(
         analysis.transactions,
@@ -47,4 +48,5 @@ def evaluation_for(
         attempts=attempts,
         samples=samples,
         statistics=statistics,
+        overlapping_writers_only=overlapping_writers_only,
     )

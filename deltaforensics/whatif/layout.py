@@ -31,6 +31,7 @@ from deltaforensics.whatif.spans import (
     enumerated_spans,
     numeric_universe,
     observed_values,
+    sort_key,
     sort_keys,
     span_values,
 )
@@ -58,11 +59,17 @@ class Layout:
 
     @classmethod
     def for_table(
-        cls, columns: Sequence[str], replay: Replay, ranges: Mapping[str, pl.DataFrame]
+        cls,
+        columns: Sequence[str],
+        replay: Replay,
+        ranges: Mapping[str, pl.DataFrame],
+        named: Mapping[str, Sequence[str]] | None = None,
     ) -> Layout:
         """``ranges``: the statistics of the history per new column (:meth:`StatRanges.get`),
         from which its universe is read; a column missing from them gets none (``{}``: the
-        names and kinds only, to know which statistics to read)."""
+        names and kinds only, to know which statistics to read). ``named``: values the
+        statements' conditions name per column (logical name, any case), added to the
+        universe."""
         md = replay.metadata_at(replay.end_version)
         by_key = {c.lower(): c for c in md.column_types}
         logical = tuple(by_key.get(c.lower(), c) for c in columns)
@@ -70,8 +77,9 @@ class Layout:
         kinds = {c: kind_of_type(md.column_types.get(c)) or "str" for c in logical}
         keys = {c: md.physical_name(c) for c in logical}
         existing = {c: part[c.lower()] for c in logical if c.lower() in part}
+        spoken = {k.lower(): v for k, v in (named or {}).items()}
         universe = {
-            c: observed_values(ranges[c], kinds[c])
+            c: with_named(observed_values(ranges[c], kinds[c]), spoken.get(c.lower(), ()), kinds[c])
             for c in logical
             if c not in existing and c in ranges
         }
@@ -92,6 +100,15 @@ class Layout:
         return tuple(c for c, seen in self.universe.items() if not seen)
 
 
+def with_named(observed: tuple[str, ...], named: Sequence[str], kind: str) -> tuple[str, ...]:
+    """The observed values and the named ones, in :func:`sort_key` order (observed first on
+    ties, as the observed values' own order has them)."""
+    extra = [v for v in dict.fromkeys(named) if v not in set(observed)]
+    if not extra:
+        return observed
+    return tuple(sorted((*observed, *extra), key=lambda v: sort_key(v, kind)))
+
+
 class Relabeler:
     """Re-labels file frames for one :class:`Layout`; pure, caches the per-range spans."""
 
@@ -109,7 +126,11 @@ class Relabeler:
 
     @classmethod
     def for_table(
-        cls, columns: Sequence[str], replay: Replay, statistics: StatRanges | None = None
+        cls,
+        columns: Sequence[str],
+        replay: Replay,
+        statistics: StatRanges | None = None,
+        named: Mapping[str, Sequence[str]] | None = None,
     ) -> Relabeler:
         """The layout of ``columns`` and its relabeler; each new column's statistics are read
         from the history's JSON once (per ``statistics``, shared by the estimates of a table)
@@ -122,7 +143,7 @@ class Relabeler:
             for c in names.columns
             if c not in names.existing
         }
-        return cls(Layout.for_table(columns, replay, ranges), replay, statistics)
+        return cls(Layout.for_table(columns, replay, ranges, named), replay, statistics)
 
     def frame(self, files: pl.DataFrame) -> pl.DataFrame:
         """One row per (file, new partition); ``whatif_unknown`` marks unknown footprints."""

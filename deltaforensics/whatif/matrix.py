@@ -11,6 +11,7 @@ conflicts, as they would be two failed jobs.
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -18,7 +19,7 @@ from typing import Any
 from deltaforensics.conflicts.checker import COMMITS, Verdict, check
 from deltaforensics.replay import Replay
 from deltaforensics.transactions import Transaction
-from deltaforensics.whatif.transform import Rewriter, judge
+from deltaforensics.whatif.transform import Rewriter, decide, with_evidence
 from deltaforensics.whatif.writers import runs_in_parallel, writer_of
 
 Cells = dict[tuple[str, str], list["Sample"]]
@@ -45,6 +46,7 @@ class MatrixCell:
     unknown: int
     example: tuple[int, int] | None = None  # (loser, winner) versions of a conflict
     reason: str = ""
+    overlapped: int = 0  # how often a commit of A really ran while one of B landed
 
     @property
     def avoided(self) -> bool:
@@ -69,6 +71,7 @@ class MatrixCell:
             if self.example
             else None,
             "reason": self.reason,
+            "overlapped": self.overlapped,
         }
 
 
@@ -124,18 +127,20 @@ def sample_cells(
     return cells
 
 
-def evaluate_cell(rw: Rewriter, a: str, b: str, samples: Sequence[Sample]) -> MatrixCell:
+def evaluate_cell(
+    rw: Rewriter, a: str, b: str, samples: Sequence[Sample], overlapped: int = 0
+) -> MatrixCell:
+    """``overlapped``: how often writers ``a`` and ``b`` really overlapped (:func:`overlaps`)."""
     before_hits = [s for s in samples if s.before.outcome != COMMITS]
     after: list[tuple[Sample, str | None, str]] = []
     for s in samples:
         pair = rw.pair(s.loser, [s.winner])
-        if pair.unknown:
-            after.append((s, None, f"unknown: {pair.unknown}"))
-        elif pair.unchanged:
+        if pair.unchanged:
             after.append((s, s.before.outcome, "unchanged by the scenario"))
         else:
-            verdict, reason = judge(pair)
-            after.append((s, verdict.outcome, reason))
+            verdict, reason = decide(pair)
+            decided = verdict.outcome if verdict is not None else None
+            after.append((s, decided, with_evidence(reason, pair)))
     hits = [x for x in after if x[1] not in (None, COMMITS)]
     unknown = [x for x in after if x[1] is None]
     if hits:
@@ -161,7 +166,22 @@ def evaluate_cell(rw: Rewriter, a: str, b: str, samples: Sequence[Sample]) -> Ma
         unknown=len(unknown),
         example=(shown.loser.version or 0, shown.winner.version or 0) if shown else None,
         reason=reason,
+        overlapped=overlapped,
     )
+
+
+def overlaps(
+    races: Sequence[Any], by_version: Mapping[int, Transaction]
+) -> Counter[tuple[str, str]]:
+    """(loser writer, winner writer) -> how many times a commit of the first was rebased
+    over a commit of the second: overlaps that really happened, not sampled ones."""
+    found: Counter[tuple[str, str]] = Counter()
+    for r in races:
+        mine = writer_of(r.verdict.loser)
+        for w in r.verdict.winners:
+            if w in by_version:
+                found[(mine, writer_of(by_version[w]))] += 1
+    return found
 
 
 def _spread(commits: Sequence[Transaction], n: int) -> list[Transaction]:

@@ -39,7 +39,7 @@ from deltaforensics.whatif.scenario import (
 )
 from deltaforensics.whatif.statistics import StatRanges
 from deltaforensics.whatif.transform import is_pure_append
-from deltaforensics.whatif.writers import writer_of
+from deltaforensics.whatif.writers import MAX_NAME, writer_of
 
 MAX_COLUMNS = 4  # partition / clustering candidates: the columns predicates use most
 MAX_SCHEDULES = 3
@@ -61,18 +61,31 @@ def recommend(
     attempts: Sequence[Any] = (),
     *,
     samples: int = DEFAULT_SAMPLES,
+    unmeasured: int = 0,
+    overlapping_writers_only: bool = False,
 ) -> list[dict[str, Any]]:
-    """Recommendations for explain's ``recommendations``, best first.
+    """Every recommendation for explain's ``recommendations``, best first; none where the
+    history holds no race, error or attempt (nothing was seen to prevent). ``unmeasured``:
+    conflicts seen in error texts that no evaluated pair stands for (the rationale says so).
 
     The statistics a partitioning candidate would need start being read here, on a second
     thread, before the evaluation set is built (Python work they overlap)."""
+    if not analysis.races and not errors and not attempts:
+        return []
     replay = analysis.loaded.replay
     statistics = StatRanges(replay)
     schema = list(replay.metadata_at(replay.end_version).column_types)
     counts = predicate_column_counts((t for t in analysis.transactions if t.version != 0), schema)
     columns = [c for c, _ in counts.most_common(MAX_COLUMNS)]
     statistics.warm(lambda: statistics_to_read(columns, replay, statistics))
-    evaluation = evaluation_for(analysis, errors, attempts, samples=samples, statistics=statistics)
+    evaluation = evaluation_for(
+        analysis,
+        errors,
+        attempts,
+        samples=samples,
+        statistics=statistics,
+        overlapping_writers_only=overlapping_writers_only,
+    )
     facts = TableFacts.of(evaluation.replay, evaluation.participants)
     losers = (o.loser for o in evaluation.evidence if o.loser.version != 0)
     changes = candidates(evaluation, facts, predicate_column_counts(losers, schema, counts))
@@ -86,13 +99,17 @@ def recommend(
             change, evaluation.participants
         ):
             continue  # evaluated by `whatif --isolation Serializable`, never offered as a fix
-        found[i] = _entry(change, evaluation.compare(Scenario.of(change)), facts, evaluation)
+        found[i] = _entry(
+            change, evaluation.compare(Scenario.of(change)), facts, evaluation, unmeasured
+        )
     partitioning = [c for change in later.values() for c in change.columns]
     evaluation.prefetch_statistics(partitioning)
     for i, change in later.items():
         if evaluation.layout_warning(change):
             continue  # partitioning by a high-cardinality key is folklore, not a fix
-        found[i] = _entry(change, evaluation.compare(Scenario.of(change)), facts, evaluation)
+        found[i] = _entry(
+            change, evaluation.compare(Scenario.of(change)), facts, evaluation, unmeasured
+        )
     entries = [e for _, e in sorted(found.items()) if e is not None]
     entries.sort(key=_benefit)
     for e in entries:
@@ -162,11 +179,12 @@ def predicate_column_counts(
 
 
 def conflicting_writers(evaluation: Evaluation) -> list[tuple[str, str]]:
-    """Writer pairs that conflict when they overlap (matrix) or did conflict (evidence)."""
+    """Writer pairs that conflict when they overlap (matrix) and really overlapped (races),
+    or did conflict (evidence)."""
     counts: Counter[tuple[str, str]] = Counter()
     for (a, b), samples in evaluation.cells.items():
         hits = sum(1 for s in samples if s.before.outcome != COMMITS)
-        if hits:
+        if hits and evaluation.overlaps[(a, b)]:
             x, y = sorted((a, b))
             counts[(x, y)] += hits
     for o, before in zip(evaluation.evidence, evaluation.evidence_before, strict=True):
@@ -178,12 +196,18 @@ def conflicting_writers(evaluation: Evaluation) -> list[tuple[str, str]]:
 
 
 def _entry(
-    change: Change, cmp: Comparison, facts: TableFacts, evaluation: Evaluation
+    change: Change,
+    cmp: Comparison,
+    facts: TableFacts,
+    evaluation: Evaluation,
+    unmeasured: int = 0,
 ) -> dict[str, Any] | None:
     avoided, introduced = cmp.conflicts_avoided, cmp.conflicts_introduced
     fragile = cmp.baseline["fragile_races"] - cmp.result["fragile_races"]
-    if introduced == 0 and avoided + max(fragile, 0) == 0:
-        return None
+    hyp = cmp.hypothetical
+    exposure = hyp["avoided"] - hyp["introduced"] if hyp["overlapped"] else 0
+    if introduced == 0 and avoided + max(fragile, 0) + max(exposure, 0) == 0:
+        return None  # nothing seen is prevented, nor writers that really overlapped
     if introduced and avoided <= introduced:
         return None
     apply = apply_text(change, facts, evaluation.participants)
@@ -194,16 +218,17 @@ def _entry(
         "conflicts_introduced": introduced,
         "fragile_races_avoided": max(fragile, 0),
         "evaluated_on": cmp.evaluated_on,
+        "hypothetical": cmp.hypothetical,
         "confidence": cmp.confidence,
-        "rationale": rationale(change, cmp, facts, fragile),
+        "rationale": rationale(change, cmp, facts, fragile, unmeasured),
         "apply": apply,
         "applicable": applicable,
-        "_sort": (
+        "_sort": (  # seen effect first, then writers that really overlapped, then cost
             not applicable,
             -(avoided - introduced),
-            -_RANK[cmp.confidence],
+            -(max(fragile, 0) + max(exposure, 0)),
             _COST.get(change.kind, 9),
-            -fragile,
+            -_RANK[cmp.confidence],
         ),
     }
 
@@ -216,29 +241,49 @@ def _benefit(entry: dict[str, Any]) -> tuple[Any, ...]:
 def _example(cmp: Comparison) -> str:
     for p in cmp.pairs:
         if p.avoided:
-            return f"{p.label} losing to v{p.winner_version} ({p.before}) now commits: {p.reason}"
-    for cell in cmp.matrix:
-        if cell.avoided:
-            return f"{cell.writer_a} losing to {cell.writer_b} ({cell.before}): {cell.reason}"
+            return f"{_short(p.label)} losing to v{p.winner_version} ({p.before}) now commits: {p.reason}"
     for p in cmp.pairs:
         if p.fragile_before and not p.fragile_after and p.after == COMMITS:
-            return f"{p.label} is no longer one change away from a conflict"
+            return f"{_short(p.label)} is no longer one change away from a conflict"
     return ""
 
 
-def rationale(change: Change, cmp: Comparison, facts: TableFacts, fragile: int) -> str:
+def _short(label: str) -> str:
+    """A statement's text cut to a name's length (an attempt's label is its SQL)."""
+    return label if len(label) <= MAX_NAME else label[: MAX_NAME - 1].rstrip() + "…"
+
+
+def rationale(
+    change: Change, cmp: Comparison, facts: TableFacts, fragile: int, unmeasured: int = 0
+) -> str:
+    """``unmeasured``: conflicts seen in error texts that no evaluated pair stands for."""
     ev = cmp.evaluated_on
+    seen = cmp.baseline["conflicts"]
     parts = [
-        f"Avoids {cmp.conflicts_avoided} conflict(s)"
-        + (f" and {fragile} fragile race(s)" if fragile > 0 else "")
+        (
+            f"Seen: avoids {cmp.conflicts_avoided} of the {seen} conflict(s) seen (errors, "
+            "attempts, model-predicted races)"
+            + (f" and {fragile} fragile race(s)" if fragile > 0 else "")
+            if seen
+            else f"Seen: {'no measured conflict' if unmeasured else 'no conflict'} (errors, "
+            "attempts, model-predicted races)"
+            + (f"; makes {fragile} fragile race(s) robust" if fragile > 0 else "")
+        )
         + (f" (but makes {-fragile} more race(s) fragile)" if fragile < 0 else "")
         + (
             f" but introduces {cmp.conflicts_introduced} (trade-off)"
             if cmp.conflicts_introduced
             else ", introduces none"
         )
-        + f", measured on {ev['races']} race(s), {ev['errors']} error(s), {ev['attempts']} "
-        f"attempt(s) and {ev['writer_pairs']} writer pair(s)."
+        + f", measured on {ev['races']} race(s), {ev['errors']} error(s) and "
+        f"{ev['attempts']} attempt(s)."
+        + (
+            f" {unmeasured} conflict(s) seen in error texts are not measured: without the "
+            "failed statement (give it with --attempt) what it read is not known."
+            if unmeasured
+            else ""
+        ),
+        hypothetical_text(cmp.hypothetical),
     ]
     parts.append(_mechanism(change, facts))
     example = _example(cmp)
@@ -250,6 +295,27 @@ def rationale(change: Change, cmp: Comparison, facts: TableFacts, fragile: int) 
         if d.code == "W601" or (d.code in ("W602", "W603") and d.severity is Severity.WARNING)
     ]
     return " ".join(p for p in parts if p)
+
+
+def hypothetical_text(h: dict[str, int]) -> str:
+    """The writer matrix as exposure, apart from what was seen ("" when it is empty)."""
+    if not h["writer_pairs"]:
+        return ""
+    flips = []
+    if h["avoided"]:
+        flips.append(f"{h['avoided']} would no longer")
+    if h["introduced"]:
+        flips.append(f"{h['introduced']} more would")
+    if not flips:
+        return (
+            f"Hypothetical: of {h['writer_pairs']} writer pair(s) that could conflict if they "
+            f"overlapped ({h['conflicting_before']} do today), the change flips none."
+        )
+    return (
+        f"Hypothetical: of {h['writer_pairs']} writer pair(s) that could conflict if they "
+        f"overlapped ({h['conflicting_before']} do today), {' and '.join(flips)}; those "
+        f"writers really overlapped {h['overlapped']} time(s) in this history."
+    )
 
 
 def _mechanism(change: Change, facts: TableFacts) -> str:

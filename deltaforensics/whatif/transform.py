@@ -15,8 +15,8 @@ usable on the rewritten pair.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import polars as pl
@@ -26,18 +26,16 @@ from deltaforensics.conflicts.rule import FileHistory
 from deltaforensics.model.frames import partition_value_exprs
 from deltaforensics.model.ids import IsolationLevel
 from deltaforensics.model.schemas import PARTITION_VALUES
-from deltaforensics.predicates.ir import TRUE, Predicate, TrueExpr, all_of
+from deltaforensics.predicates.ir import TrueExpr, all_of
 from deltaforensics.predicates.operations import parse_operation_predicates
 from deltaforensics.predicates.partition import (
-    partition_read_predicate,
-    partition_read_predicate_for,
     written_partitions_predicate,
 )
-from deltaforensics.predicates.to_polars import to_polars
 from deltaforensics.profiles import parse_isolation
 from deltaforensics.replay import Replay
 from deltaforensics.transactions import Transaction
 from deltaforensics.whatif.layout import UNKNOWN, Layout, Relabeler
+from deltaforensics.whatif.repartition import repartitioned, unpartitioned
 from deltaforensics.whatif.scenario import (
     DeletionVectors,
     ExplicitMergePredicates,
@@ -52,6 +50,7 @@ from deltaforensics.whatif.statistics import StatRanges
 from deltaforensics.whatif.writers import writer_of
 
 APPEND_OPERATIONS = frozenset({"WRITE", "STREAMING UPDATE"})
+MAX_EVIDENCE = 3  # footprints named in a pair's reason: the loser's and its first winners'
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -60,7 +59,11 @@ class RewrittenPair:
     winners: tuple[Transaction, ...]
     history: FileHistory
     overrides: dict[str, Any] = field(default_factory=dict)
-    unknown: str | None = None  # why the outcome under the scenario cannot be estimated
+    unknown: str | None = None  # why the loser's outcome under the scenario is unknown
+    # winners whose footprint under the scenario is unknown, and why: a known winner that
+    # fails the loser still decides the pair; otherwise they leave it unknown
+    doubtful: tuple[tuple[int | None, str], ...] = ()
+    evidence: str = ""  # which evidence decided the footprints, for the pair's reason
     scheduled_apart: tuple[int, ...] = ()  # winners that no longer overlap the loser
     unchanged: bool = False  # the scenario changes nothing here: the baseline verdict stands
 
@@ -76,10 +79,16 @@ class Rewriter:
     """Rewrites transactions of one table under one scenario; caches per transaction."""
 
     def __init__(
-        self, scenario: Scenario, replay: Replay, statistics: StatRanges | None = None
+        self,
+        scenario: Scenario,
+        replay: Replay,
+        statistics: StatRanges | None = None,
+        named: Mapping[str, Sequence[str]] | None = None,
     ) -> None:
         """``statistics``: the table's column statistics, shared by the scenarios evaluated
-        on one history (each new partition column is then read from the JSON once)."""
+        on one history (each new partition column is then read from the JSON once);
+        ``named``: the values the statements' conditions name per column
+        (:func:`~deltaforensics.whatif.footprint.named_values`)."""
         self.scenario, self.replay = scenario, replay
         partition = scenario.find(PartitionBy)
         self.liquid: Liquid | None = (scenario.find(Liquid) or [None])[-1]
@@ -87,9 +96,11 @@ class Rewriter:
         self.relabeler: Relabeler | None = None
         self.history: FileHistory = replay
         if self.partition_by is not None and self.partition_by.columns and self.liquid is None:
-            self.relabeler = Relabeler.for_table(self.partition_by.columns, replay, statistics)
+            self.relabeler = Relabeler.for_table(
+                self.partition_by.columns, replay, statistics, named
+            )
             self.history = self.relabeler.history()
-        self._cache: dict[int, tuple[Transaction, Transaction, str | None]] = {}
+        self._cache: dict[int, tuple[Transaction, Transaction, str | None, str]] = {}
         self._relabeled: dict[int, tuple[Transaction, pl.DataFrame, pl.DataFrame]] = {}
 
     def prepare(self, transactions: Iterable[Transaction]) -> None:
@@ -116,55 +127,114 @@ class Rewriter:
 
     def transaction(self, t: Transaction) -> tuple[Transaction, str | None]:
         """``t`` under the scenario, and why its footprint is unknown (or None)."""
-        hit = self._cache.get(id(t))
-        if hit is not None and hit[0] is t:
-            return hit[1], hit[2]
-        rewritten, unknown = self._rewrite(t)
-        self._cache[id(t)] = (t, rewritten, unknown)
+        rewritten, unknown, _ = self.rewritten(t)
         return rewritten, unknown
 
-    def _rewrite(self, t: Transaction) -> tuple[Transaction, str | None]:
-        unknown = None
+    def rewritten(self, t: Transaction) -> tuple[Transaction, str | None, str]:
+        """``t`` under the scenario, why its footprint is unknown (or None), and which
+        evidence decided its footprint ("" when the scenario keeps it)."""
+        hit = self._cache.get(id(t))
+        if hit is not None and hit[0] is t:
+            return hit[1], hit[2], hit[3]
+        rewritten, unknown, evidence = self._rewrite(t)
+        self._cache[id(t)] = (t, rewritten, unknown, evidence)
+        return rewritten, unknown, evidence
+
+    def _rewrite(self, t: Transaction) -> tuple[Transaction, str | None, str]:
+        unknown, evidence = None, ""
         if self.liquid is not None:
-            t = _unpartitioned(t, clustered=True)
+            t = unpartitioned(t, clustered=True)
         elif self.partition_by is not None:
             if self.relabeler is None:
-                t = _unpartitioned(t, clustered=False)
+                t = unpartitioned(t, clustered=False)
             else:
-                t, unknown = _repartitioned(
+                t, unknown, evidence = repartitioned(
                     t, self.relabeler.layout, *self._files(t, self.relabeler)
                 )
         for change in self.scenario.changes:
             if isinstance(change, ExplicitMergePredicates):
-                t = explicit_predicates(t, change.operations)
+                if (
+                    t.operation in change.operations
+                    and t.read_whole_table
+                    and simulated(t)
+                    and self._touches_every_partition(t)
+                ):
+                    unknown = unknown or (
+                        f"{t.name} is an attempted {t.operation} whose condition names no "
+                        "partition: which partitions its source covers is not in the statement"
+                    )
+                narrowed = explicit_predicates(t, change.operations)
+                if narrowed is not t:
+                    evidence = evidence or (
+                        f"{t.name}'s literal from the partitions its files touched"
+                    )
+                t = narrowed
             elif isinstance(change, IsolationChange):
                 t = with_isolation(t, change.level)
             elif isinstance(change, DeletionVectors) and not t.has_deletion_vectors:
                 t = t.revised(has_deletion_vectors=True)
             elif isinstance(change, MarkBlindAppends) and writer_of(t) == change.writer:
                 t = marked_blind(t)
-        return t, unknown
+        return t, unknown, evidence
+
+    def _touches_every_partition(self, t: Transaction) -> bool:
+        """Whether ``t``'s files touch every partition live at its read version (more than
+        one): for a statement simulated from SQL, its source's partitions were not known."""
+        if t.read_version is None or not self.replay.retains(t.read_version):
+            return True
+        live = self.replay.live_files(t.read_version)
+        if live.is_empty() or PARTITION_VALUES not in live.columns:
+            return False
+        partitions = live.select(PARTITION_VALUES).unique().height
+        return partitions > 1 and len(touched_partitions(t)) >= partitions
 
     def pair(self, loser: Transaction, winners: Sequence[Transaction]) -> RewrittenPair:
         apart = _scheduled_apart(self.scenario, loser, winners)
         kept = [w for w in winners if w.version not in apart]
-        new_loser, unknown = self.transaction(loser)
+        new_loser, unknown, evidence = self.rewritten(loser)
         new_winners = []
+        doubtful: list[tuple[int | None, str]] = []
+        said = [evidence] if evidence else []
         for w in kept:
-            nw, why = self.transaction(w)
-            unknown = unknown or why
+            nw, why, seen = self.rewritten(w)
+            if why:
+                doubtful.append((w.version, why))
+            if seen and len(said) < MAX_EVIDENCE:
+                said.append(seen)
             new_winners.append(nw)
         return RewrittenPair(
             loser=new_loser,
             winners=tuple(new_winners),
             history=self.history,
             unknown=unknown,
+            doubtful=tuple(doubtful),
+            evidence="; ".join(dict.fromkeys(said)),
             scheduled_apart=tuple(sorted(v for v in apart if v is not None)),
             unchanged=self.history is self.replay
             and not apart
             and new_loser is loser
             and all(a is b for a, b in zip(new_winners, winners, strict=True)),
         )
+
+
+def decide(pair: RewrittenPair) -> tuple[Verdict | None, str]:
+    """:func:`judge` where the footprints allow it: None (with why) when the loser's footprint
+    is unknown, or when no winner of known footprint fails it and some winner's is unknown."""
+    if pair.unknown:
+        return None, f"unknown: {pair.unknown}"
+    if not pair.doubtful:
+        return judge(pair)
+    doubtful = {v for v, _ in pair.doubtful}
+    known = tuple(w for w in pair.winners if w.version not in doubtful)
+    verdict, reason = judge(replace(pair, winners=known, doubtful=()))
+    if verdict.raised:
+        return verdict, reason
+    return None, f"unknown: {pair.doubtful[0][1]}"
+
+
+def with_evidence(reason: str, pair: RewrittenPair) -> str:
+    """``reason`` followed by which evidence decided the footprints."""
+    return f"{reason} (footprints: {pair.evidence})" if pair.evidence else reason
 
 
 def judge(pair: RewrittenPair) -> tuple[Verdict, str]:
@@ -222,85 +292,6 @@ def _scheduled_apart(
         if any({mine, theirs} == {c.writer_a, c.writer_b} for c in separated):
             out.add(w.version)
     return out
-
-
-# ---------------------------------------------------------------------------------------------
-# layout changes
-
-
-def _unpartitioned(t: Transaction, *, clustered: bool) -> Transaction:
-    """No partition columns: Delta-Spark has no partition precision (A.6.2)."""
-    return t.revised(
-        partition_columns=(),
-        physical_names={},
-        read_predicate=None if t.read_predicate is None else TRUE,
-        clustered=clustered,
-    )
-
-
-def new_read_predicate(t: Transaction, columns: Sequence[str]) -> Predicate | None:
-    """What ``t`` would read on a table partitioned by ``columns``: the partition part of its
-    recorded condition for those columns, the way its engine extracts it (§A.2, §A.9)."""
-    if t.read_predicate is None:
-        return None
-    if t.read_whole_table:
-        return TRUE
-    if t.profile.stats_matching:
-        if t.full_predicate is None:
-            return t.read_predicate
-        return partition_read_predicate(t.full_predicate, columns).predicate
-    info = parse_operation_predicates(t.operation, t.parameters)
-    if not info.reads or info.source == "written-partitions":
-        return t.read_predicate
-    return partition_read_predicate_for(info, columns).predicate
-
-
-def _write_filter(t: Transaction, columns: Sequence[str], read: Predicate | None) -> Predicate:
-    """The partitions ``t`` writes are those it reads (intersected with its files' ranges)."""
-    if t.blind or read is None:
-        return TRUE
-    if t.profile.stats_matching:
-        if t.full_predicate is None or t.read_whole_table:
-            return TRUE
-        op = t.operation
-        return partition_read_predicate(
-            t.full_predicate, columns, extract_disjunctions=op in ("DELETE", "UPDATE")
-        ).predicate
-    return read
-
-
-def _repartitioned(
-    t: Transaction, layout: Layout, added: pl.DataFrame, removed: pl.DataFrame
-) -> tuple[Transaction, str | None]:
-    """``t`` in ``layout``, given its adds and removes re-labelled."""
-    cols = layout.columns
-    unknown_rows = int(added[UNKNOWN].sum()) + int(removed[UNKNOWN].sum())
-    read = new_read_predicate(t, cols)
-    if t.dynamic_partition_overwrite:
-        values = added.filter(~pl.col(UNKNOWN)).select(PARTITION_VALUES).unique()
-        rows = [row[PARTITION_VALUES] for row in values.iter_rows(named=True)]
-        read = written_partitions_predicate(rows) if rows else TRUE
-    keep = _write_filter(t, cols, read)
-    if not isinstance(keep, TrueExpr):
-        expr = to_polars(keep, name_map={c: c for c in cols}, types=t.column_types, fields=cols)
-        added = added.filter(expr | pl.col(UNKNOWN))
-        removed = removed.filter(expr | pl.col(UNKNOWN))
-    rewritten = t.revised(
-        added=added,
-        removed=removed,
-        partition_columns=cols,
-        physical_names={c: c for c in cols},
-        read_predicate=read,
-        clustered=False,
-    )
-    why = None
-    if unknown_rows:
-        missing = ", ".join(layout.unknown_columns) or ", ".join(cols)
-        why = (
-            f"{t.name} touched file(s) without min/max statistics for {missing} (or spanning "
-            "too many values), so its footprint in the new layout is unknown"
-        )
-    return rewritten, why
 
 
 # ---------------------------------------------------------------------------------------------
@@ -382,3 +373,14 @@ def marked_blind(t: Transaction) -> Transaction:
     if t.is_blind_append is True or not is_pure_append(t):
         return t
     return t.revised(is_blind_append=True)
+
+
+SIMULATED_SOURCE = "attempt"  # ``source`` of the file rows the attempt simulator makes up
+
+
+def simulated(t: Transaction) -> bool:
+    """Whether ``t``'s files were made up from its SQL (an ``--attempt``), not recorded."""
+    return any(
+        f.height and "source" in f.columns and (f["source"] == SIMULATED_SOURCE).any()
+        for f in (t.added, t.removed)
+    )

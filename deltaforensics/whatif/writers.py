@@ -1,10 +1,11 @@
 """Who wrote a commit: commits grouped into writers for the writer matrix and schedule changes.
 
-A writer is the thing a user can reschedule or fix: a streaming query (its ``queryId`` or
-``txn`` appId — two running instances share it, which is the hazard), a job, a notebook, a
-user; without any of those, the engine plus the operation and its predicate with literals
-masked (``delta-rs DELETE date = ? AND user_id < ?``), so each recurring statement of a
-service is one writer.
+A writer is the thing a user can reschedule or fix, named as a person names it: a streaming
+query (its ``queryId`` or ``txn`` appId — two running instances share it, which is the
+hazard), a job, a notebook, a user; without any of those, the engine plus the operation and
+its predicate's shape, literals masked and paths left out (``delta-rs DELETE date = ? AND
+user_id < ?``), so each recurring statement of a service is one writer. A name is at most
+:data:`MAX_NAME` characters: it is read in a table cell and an alert line.
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ from deltaforensics.transactions import Transaction
 
 _STRING = re.compile(r"'(?:[^'\\]|\\.)*'")
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])")
+# a URI or an absolute path (a temporary source table, a staging folder): never part of a name
+_PATH = re.compile(r"(?:\b[a-zA-Z][a-zA-Z0-9+.-]*://|(?<![\w.])/)[^\s,()'\"`]+")
+MAX_NAME = 60
 
 
 def predicate_template(t: Transaction) -> str:
@@ -30,11 +34,21 @@ def predicate_template(t: Transaction) -> str:
 
 @lru_cache(maxsize=1 << 14)  # a history repeats a few conditions; writer names are asked often
 def _masked(pred: Predicate) -> str:
-    return _NUMBER.sub("?", _STRING.sub("?", pred.to_sql()))
+    return _NUMBER.sub("?", _STRING.sub("?", _PATH.sub("<path>", pred.to_sql())))
 
 
 def writer_of(t: Transaction) -> str:
-    """A stable, human-readable writer name for one commit (or attempt)."""
+    """A stable, human-readable writer name for one commit (or attempt), at most
+    :data:`MAX_NAME` characters."""
+    return _shortened(_full_name(t))
+
+
+def _shortened(name: str) -> str:
+    name = " ".join(name.split())
+    return name if len(name) <= MAX_NAME else name[: MAX_NAME - 1].rstrip() + "…"
+
+
+def _full_name(t: Transaction) -> str:
     query = t.parameters.get("queryId")
     if isinstance(query, str) and query:
         return f"streaming query {query}"

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from deltaforensics.cli import main
+from deltaforensics.report.document.entry import FORMAT_VERSION
 
 SAMPLE_LOGS = Path(__file__).resolve().parents[2] / "sample_logs"
 SAMPLES = sorted(p.name for p in SAMPLE_LOGS.iterdir() if (p / "_delta_log").is_dir())
@@ -240,7 +241,7 @@ def explain_report() -> dict[str, Any]:
         },
     ]
     return {
-        "format_version": 1,
+        "format_version": FORMAT_VERSION,
         "generator": {"name": "deltaforensics", "version": "0.1.0"},
         "table": copy.deepcopy(TABLE),
         "races": races,
@@ -262,7 +263,7 @@ def empty_explain_report() -> dict[str, Any]:
 def whatif_report() -> dict[str, Any]:
     """A fresh what-if document (``whatif-v1``)."""
     return {
-        "format_version": 1,
+        "format_version": FORMAT_VERSION,
         "table": copy.deepcopy(TABLE),
         "scenario": {
             "changes": [

@@ -181,7 +181,10 @@ def test_whatif_result_shows_the_balance_and_every_pair() -> None:
     assert md.startswith(
         "## deltaforensics what-if: `partition-by columns=date, region; deletion-vectors enabled=true` on "
     )
-    assert "**avoids 2 conflicts, introduces 0** · conflicts 3 → 1 · fragile races 2 → 1" in md
+    assert (
+        "**seen: avoids 2 of 3 conflicts seen (errors, attempts, model-predicted races), "
+        "introduces 0** · conflicts 3 → 1 · fragile races 2 → 1"
+    ) in md
     html = _render(md)
     assert "script" not in html.tags
     assert [row[0] for row in html.rows] == ["Loser", "v21", "attempt MERGE INTO orders | `t`"]

@@ -55,10 +55,12 @@ def test_fragile_races_list_their_winners_and_what_would_break_them() -> None:
 
 def test_recommendations_and_anomalies_are_tables() -> None:
     _, text = rendered("merge_without_partition_literal")
-    assert "Recommendations (4), measured on this history" in text
-    row = next(ln for ln in text.splitlines() if "explicit-merge-predicates" in ln)
-    assert "│ 2 " in row and "high" in row
-    assert "apply: -- v34 touched date=2024-03-03" in text
+    # nothing failed in this log: the one recommendation avoids no *seen* conflict
+    assert "Recommendations (1), measured on this history" in text
+    assert "seen avoided" in text
+    row = next(ln for ln in text.splitlines() if "liquid columns=date" in ln)
+    assert "│ 0 " in row and "medium" in row
+    assert "Seen: no conflict" in text and "Hypothetical: of 21 writer pair(s)" in text
     _, text = rendered("deltars_concurrent_optimize")
     assert "Anomalies (2)" in text and "error" in text
 

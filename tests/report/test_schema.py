@@ -9,7 +9,9 @@ from typing import Any
 
 import pytest
 
+from deltaforensics.audit.run import SUMMARY_FORMAT_VERSION
 from deltaforensics.errors import DeltaForensicsError
+from deltaforensics.report.document.entry import FORMAT_VERSION
 from deltaforensics.report.validate import (
     KINDS,
     SCHEMA_FILES,
@@ -200,9 +202,11 @@ def test_every_shipped_schema_is_a_valid_draft_2020_12_schema(kind: Any) -> None
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
     jsonschema.Draft202012Validator.check_schema(schema)
     assert schema["additionalProperties"] is True
+    # the audit summary keeps its own version; the report documents share FORMAT_VERSION
+    version = SUMMARY_FORMAT_VERSION if kind == "audit" else FORMAT_VERSION
     assert schema["properties"]["format_version"] == {
         **schema["properties"]["format_version"],
-        "const": 1,
+        "const": version,
     }
 
 
@@ -245,7 +249,7 @@ def _set(doc: dict[str, Any], path: tuple[Any, ...], value: Any) -> dict[str, An
 @pytest.mark.parametrize(
     ("path", "value"),
     [
-        pytest.param(("format_version",), 2, id="format-version-2"),
+        pytest.param(("format_version",), FORMAT_VERSION + 1, id="format-version-next"),
         pytest.param(("races", 0, "outcome"), "Commits", id="outcome-case"),
         pytest.param(("races", 0, "outcome"), "CommitFailedError", id="outcome-not-delta"),
         pytest.param(

@@ -11,14 +11,22 @@ import pytest
 
 from deltaforensics.analysis import analyze, observed_attempts, open_store
 from deltaforensics.model.ids import Severity
-from deltaforensics.report.document import explain_document
+from deltaforensics.report.document import explain_document, whatif_document
 from deltaforensics.report.validate import validate
 from deltaforensics.whatif import assess
+from deltaforensics.whatif.advice import TableFacts, apply_text
+from deltaforensics.whatif.advising import NOTHING_TO_PREVENT, advise
 from deltaforensics.whatif.assess import surely_too_many_partitions
 from deltaforensics.whatif.compare import Evaluation
 from deltaforensics.whatif.layout import Layout
 from deltaforensics.whatif.recommend import recommend
-from deltaforensics.whatif.scenario import PartitionBy, Scenario
+from deltaforensics.whatif.scenario import (
+    DeletionVectors,
+    ExplicitMergePredicates,
+    MarkBlindAppends,
+    PartitionBy,
+    Scenario,
+)
 from deltaforensics.whatif.statistics import StatRanges
 from tests.conftest import REPO
 from tests.support import LogBuilder
@@ -37,19 +45,35 @@ def recommendations() -> dict[str, list[dict[str, Any]]]:
     return {name: recommend(sample(name)) for name in SAMPLES}
 
 
-def test_a_merge_without_a_partition_literal_gets_explicit_predicates_first(
+def test_a_merge_without_a_partition_literal_counts_only_what_was_seen(
     recommendations: dict[str, list[dict[str, Any]]],
 ) -> None:
-    recs = recommendations["merge_without_partition_literal"]
-    first = recs[0]
-    assert first["change"]["kind"] == "explicit-merge-predicates"
-    assert first["conflicts_avoided"] >= 2 and first["conflicts_introduced"] == 0
-    assert first["confidence"] == "high"
-    assert "MERGE INTO" in first["apply"]
-    assert (
-        "t.order_id = s.order_id AND t.date = s.date AND t.date IN ('2024-03-03', '2024-03-04')"
-        in first["apply"]
+    """Nothing failed in this log: explicit literals avoid writer pairs that *could* conflict
+    (hypothetical exposure), never a seen conflict; no recommendation headline claims one."""
+    for r in recommendations["merge_without_partition_literal"]:
+        assert r["conflicts_avoided"] == 0
+        assert r["rationale"].startswith("Seen: no conflict")
+    doc = whatif_document(
+        sample("merge_without_partition_literal"), Scenario.of(ExplicitMergePredicates())
     )
+    assert doc["conflicts_avoided"] == 0 and doc["baseline"]["conflicts"] == 0
+    assert doc["hypothetical"]["avoided"] >= 2 and doc["hypothetical"]["introduced"] == 0
+    facts = TableFacts.of(sample("merge_without_partition_literal").loaded.replay, [])
+    shown = apply_text(
+        ExplicitMergePredicates(), facts, sample("merge_without_partition_literal").transactions
+    )
+    assert shown is not None and (
+        "t.order_id = s.order_id AND t.date = s.date AND t.date IN ('2024-03-03', '2024-03-04')"
+        in shown
+    )
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+def test_no_recommendation_without_a_race_error_or_attempt(name: str) -> None:
+    analysis = sample(name)
+    advice = advise(analysis)
+    if not analysis.races:
+        assert advice.entries == () and advice.note == NOTHING_TO_PREVENT
 
 
 @pytest.mark.parametrize("name", SAMPLES)
@@ -78,7 +102,8 @@ def test_recommendations_avoid_something_and_introduce_nothing_unless_said(
     recommendations: dict[str, list[dict[str, Any]]], name: str
 ) -> None:
     for r in recommendations[name]:
-        assert r["conflicts_avoided"] + r["fragile_races_avoided"] >= 1
+        exposure = r["hypothetical"]["avoided"] if r["hypothetical"]["overlapped"] else 0
+        assert r["conflicts_avoided"] + r["fragile_races_avoided"] + exposure >= 1
         if r["conflicts_introduced"]:
             assert "trade-off" in r["rationale"]
             assert r["conflicts_avoided"] > r["conflicts_introduced"]
@@ -93,23 +118,16 @@ def test_recommendations_fit_the_explain_report(
     validate(doc, "explain")
 
 
-def test_delta_rs_appends_into_a_spark_table_are_told_to_mark_blind_appends(
+def test_marking_delta_rs_appends_blind_is_exposure_not_a_seen_conflict(
     recommendations: dict[str, list[dict[str, Any]]],
 ) -> None:
-    recs = recommendations["mixed_writer_appends"]
-    [mark] = [r for r in recs if r["change"]["kind"] == "mark-blind-appends"]
-    assert mark["change"]["writer"] == "delta-rs WRITE Append"
-    assert 'custom_metadata={"isBlindAppend": True}' in mark["apply"]
-    assert mark["conflicts_avoided"] >= 1
-
-
-def test_a_duplicate_streaming_query_is_told_to_run_once(
-    recommendations: dict[str, list[dict[str, Any]]],
-) -> None:
-    [first, *_] = recommendations["duplicate_streaming_query"]
-    assert first["change"]["kind"] == "separate-schedules"
-    assert first["change"]["writer_a"] == first["change"]["writer_b"]
-    assert "Never run two instances" in first["apply"]
+    """Nothing failed and no writer pair it flips ever overlapped: the change shows as
+    hypothetical exposure, and nothing is recommended."""
+    assert recommendations["mixed_writer_appends"] == []
+    doc = whatif_document(
+        sample("mixed_writer_appends"), Scenario.of(MarkBlindAppends("delta-rs WRITE Append"))
+    )
+    assert doc["conflicts_avoided"] == 0 and doc["hypothetical"]["avoided"] >= 1
 
 
 # -- isolation advice per engine -------------------------------------------------------------
@@ -193,11 +211,13 @@ def _dml_vs_dml(tmp_path: Path, writer: str) -> Any:
 
 
 def test_databricks_dml_on_an_unpartitioned_table_gets_deletion_vectors(tmp_path: Path) -> None:
-    recs = recommend(_dml_vs_dml(tmp_path, "databricks-14.3"))
-    [dv] = [r for r in recs if r["change"]["kind"] == "deletion-vectors"]
-    assert dv["conflicts_avoided"] == 2  # fix_a loses to fix_b and the other way round
-    assert dv["apply"].endswith("SET TBLPROPERTIES ('delta.enableDeletionVectors' = true)")
-    assert "row-level concurrency" in dv["rationale"]
+    """The two jobs never overlapped: their conflict is hypothetical exposure (fix_a would lose
+    to fix_b and the other way round), so it is measured but not recommended."""
+    analysis = _dml_vs_dml(tmp_path, "databricks-14.3")
+    assert recommend(analysis) == []
+    doc = whatif_document(analysis, Scenario.of(DeletionVectors()))
+    assert doc["conflicts_avoided"] == 0
+    assert doc["hypothetical"]["avoided"] == 2 and doc["hypothetical"]["overlapped"] == 0
 
 
 def test_the_same_table_on_open_source_delta_gets_no_row_level_advice(tmp_path: Path) -> None:
@@ -251,4 +271,64 @@ def test_a_sample_deciding_high_cardinality_changes_no_recommendation(
     monkeypatch.setattr(assess, "SAMPLE_FILES", 0)
     assert not surely_too_many_partitions(Layout.for_table(["user_id"], rep, {}), StatRanges(rep))
     counted = recommend(analysis, attempts=observed_attempts(analysis))
-    assert sampled == counted and sampled
+    assert sampled == counted
+
+
+def test_a_long_log_is_sampled_within_the_budget_and_says_so(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    recommending = sys.modules[advise.__module__]  # the package exports a function by its name
+    analysis = sample("merge_without_partition_literal")
+    assert len(analysis.races) > 3
+    monkeypatch.setattr(recommending, "RACE_BUDGET", 3)
+    advice = advise(analysis)
+    assert advice.note is not None and "3 of the 9 races" in advice.note
+    for entry in advice.entries:
+        assert entry["evaluated_on"]["races"] == 3
+
+
+def test_only_the_best_few_are_shown_and_the_rest_counted() -> None:
+    analysis = sample("optimize_vs_delete")
+    every = advise(analysis, limit=None)
+    assert every.entries and every.more == 0
+    cut = advise(analysis, limit=0)
+    assert cut.entries == () and cut.more == len(every.entries)
+
+
+def test_writer_names_are_short_and_carry_no_paths(tmp_path: Path) -> None:
+    from deltaforensics.whatif.writers import MAX_NAME, writer_of
+
+    b = LogBuilder(tmp_path / "t", columns={"id": "long", "path": "string"}, writer="spark-3.2.0")
+    b.create()
+    b.write(add=[b.file()])
+    long_condition = " AND ".join(f"id <> {i}" for i in range(30))
+    b.delete(
+        f"path = '/tmp/staging-1234/x.parquet' AND {long_condition}",
+        remove=[b.live_files()[0]["path"]],
+        add=[b.file()],
+    )
+    analysis = analysis_until(b.path, b.version)
+    name = writer_of(analysis.transactions[-1])
+    assert len(name) <= MAX_NAME
+    assert "/tmp" not in name and "1234" not in name
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+def test_every_counted_pair_really_overlapped(name: str) -> None:
+    """A counted pair's winner committed after the loser's read version and before its
+    commit; the writer matrix's sampled overlaps are never counted as seen."""
+    analysis = sample(name)
+    by_version = {t.version: t for t in analysis.transactions}
+    for change in (ExplicitMergePredicates(), PartitionBy(("date",)), DeletionVectors()):
+        doc = whatif_document(analysis, Scenario.of(change))
+        for p in doc["pairs"]:
+            if p["source"] != "race" or not p["counted"]:
+                continue
+            loser = by_version[p["loser"]["version"]]
+            assert loser.read_version < p["winner_version"] < loser.version
+        seen = sum(
+            1
+            for p in doc["pairs"]
+            if p["counted"] and (p["before"] == "commits") != (p["after"] == "commits")
+        )
+        assert doc["conflicts_avoided"] + doc["conflicts_introduced"] == seen

@@ -8,8 +8,10 @@ from pathlib import Path
 import polars as pl
 
 from deltaforensics.conflicts.checker import check
+from deltaforensics.predicates.ir import And, Column, Compare, Literal, Or
 from deltaforensics.report.document import whatif_document
 from deltaforensics.report.validate import validate
+from deltaforensics.whatif.footprint import pinned_values
 from deltaforensics.whatif.scenario import (
     ExplicitMergePredicates,
     IsolationChange,
@@ -167,18 +169,34 @@ def test_the_new_layout_splits_files_and_keeps_only_the_partitions_a_commit_read
     assert all("#date=" in p for p in live["path"].to_list())
 
 
-def test_missing_statistics_make_the_footprint_unknown_and_uncounted(tmp_path: Path) -> None:
+def test_predicates_decide_the_footprints_statistics_cannot(tmp_path: Path) -> None:
+    """Without statistics the old files' spans are unknown, but the DELETE's and the winning
+    UPDATE's own conditions pin them to one date each: the pair is decided, and its reason
+    says so."""
     b = _unpartitioned(tmp_path, stats=False)
     analysis = analysis_until(b.path, 3)
     delete = lost(b.path, 4, analysis, APPEND, "DELETE")
     doc = whatif_document(analysis, Scenario.of(PartitionBy(["date"])), attempts=[delete])
     [pair] = [p for p in doc["pairs"] if p["source"] == "attempt"]
-    assert pair["known"] is False and pair["counted"] is False
-    assert pair["after"] == APPEND  # reported unchanged, not as avoided
-    assert doc["conflicts_avoided"] == 0
-    assert doc["unknown"] >= 1
-    assert doc["confidence"] == "low"
-    assert any(d["code"] == "W602" for d in doc["diagnostics"])
+    assert pair["known"] is True and pair["counted"] is True
+    assert (pair["before"], pair["after"]) == (APPEND, "commits")
+    assert "recorded predicate (date = '2024-01-01')" in pair["reason"]
+    assert doc["conflicts_avoided"] == 1 and doc["unknown"] == 0
+
+
+def test_an_open_condition_leaves_the_footprint_unknown() -> None:
+    date = Column("date")
+    assert pinned_values(Compare("=", date, Literal("2024-01-01")), ["date"]) == [
+        {"date": "2024-01-01"}
+    ]
+    either = Or((Compare("=", date, Literal("a")), Compare("=", date, Literal("b"))))
+    assert pinned_values(And((either, Compare("=", Column("id"), Literal(1)))), ["date"]) == [
+        {"date": "a"},
+        {"date": "b"},
+    ]
+    open_ = Or((Compare("=", date, Literal("a")), Compare("=", Column("id"), Literal(1))))
+    assert pinned_values(open_, ["date"]) is None
+    assert pinned_values(Compare("<", date, Literal("a")), ["date"]) is None
 
 
 def test_a_high_cardinality_layout_is_flagged(tmp_path: Path) -> None:

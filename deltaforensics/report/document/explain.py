@@ -236,6 +236,7 @@ class Recommendation(Entry):
     conflicts_introduced: int
     fragile_races_avoided: int
     evaluated_on: Mapping[str, int]
+    hypothetical: Mapping[str, int]
     confidence: str
     rationale: str
     apply: str | None
@@ -297,6 +298,8 @@ class ExplainDocument(Entry):
     attempts: tuple[Attempt, ...] = ()
     anomalies: tuple[Anomaly, ...] = ()
     recommendations: tuple[Recommendation, ...] = ()
+    recommendations_more: int = 0
+    recommendations_note: str | None = None
     diagnostics: tuple[Diagnostic, ...] = ()
     commits: tuple[Commit, ...] = ()
 
@@ -317,6 +320,8 @@ class ExplainDocument(Entry):
             attempts=attempts,
             anomalies=tuple(analysis.anomalies),
             recommendations=tuple(Recommendation.from_mapping(r) for r in analysis.recommendations),
+            recommendations_more=analysis.recommendations_more,
+            recommendations_note=analysis.recommendations_note,
             diagnostics=tuple(analysis.diagnostics),
             commits=tuple(
                 Commit.from_transaction(t) for t in analysis.transactions if t.version in wanted

@@ -42,6 +42,7 @@ class WhatIfDocument(Entry):
     conflicts_introduced: int
     evaluated_on: Mapping[str, int]
     unknown: int
+    hypothetical: Mapping[str, int]
     by_source: Mapping[str, Mapping[str, int]]
     pairs: tuple[Mapping[str, Any], ...]
     writer_matrix: tuple[Mapping[str, Any], ...]
@@ -59,6 +60,7 @@ class WhatIfDocument(Entry):
             conflicts_introduced=comparison.conflicts_introduced,
             evaluated_on=comparison.evaluated_on,
             unknown=comparison.unknown,
+            hypothetical=comparison.hypothetical,
             by_source=comparison.by_source(),
             pairs=tuple(p.to_dict() for p in comparison.pairs if p.winner_version is not None),
             writer_matrix=tuple(c.to_dict() for c in comparison.matrix),

@@ -152,7 +152,9 @@ def evaluated_text(ev: Mapping[str, Any]) -> str:
     )
 
 
-def recommendations(entries: Sequence[Recommendation]) -> str:
+def recommendations(entries: Sequence[Recommendation], note: str = "") -> str:
+    """The recommendations table, then ``note`` (nothing to prevent, sampled, more behind
+    ``--all``)."""
     rows = []
     for i, r in enumerate(entries):
         apply = (
@@ -170,8 +172,18 @@ def recommendations(entries: Sequence[Recommendation]) -> str:
             apply,
         ]
         rows.append((f"recommendation-{i}", "warn" if r.conflicts_introduced else "ok", cells))
-    headers = ["Change", "Avoided", "Introduced", "Evaluated on", "Confidence", "Rationale"]
-    return table([*headers, "Apply"], rows, "No recommendations.")
+    headers = [
+        "Change",
+        "Seen conflicts avoided",
+        "Introduced",
+        "Evaluated on",
+        "Confidence",
+        "Rationale",
+    ]
+    shown = table([*headers, "Apply"], rows, note or "No recommendations.")
+    if note and entries:
+        shown += f'\n<p class="muted">{e(note)}</p>'
+    return shown
 
 
 def diagnostics(entries: Sequence[Diagnostic]) -> str:
