@@ -11,7 +11,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from deltaforensics.conflicts.registry import rule_for
-from deltaforensics.conflicts.rule import FileHistory, Finding, RuleContext
+from deltaforensics.conflicts.rule import (
+    FileHistory,
+    Finding,
+    RuleContext,
+    has_row_level_concurrency,
+)
 from deltaforensics.model.ids import IsolationLevel
 from deltaforensics.predicates.ir import TRUE
 from deltaforensics.profiles import Profile
@@ -180,9 +185,7 @@ def fragility(
         and loser.read_predicate != TRUE
     ):
         changes.append(("wider-predicate", {"read_predicate": TRUE}))
-    if profile.row_level_concurrency and (
-        loser.clustered or (loser.has_deletion_vectors and not loser.partition_columns)
-    ):
+    if has_row_level_concurrency(profile, loser):
         changes.append(("no-row-level-concurrency", {"row_level_concurrency": False}))
     out = []
     for name, overrides in changes:
