@@ -175,9 +175,7 @@ def has_row_level_concurrency(profile: Profile, loser: Transaction) -> bool:
     partitioned, so both list items are a table with deletion vectors and no partitions.
     """
     return (
-        profile.row_level_concurrency
-        and loser.has_deletion_vectors
-        and not loser.partition_columns
+        profile.row_level_concurrency and loser.has_deletion_vectors and not loser.partition_columns
     )
 
 

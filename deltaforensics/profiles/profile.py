@@ -31,7 +31,10 @@ class Profile:
     # -- the conflict checker ----------------------------------------------------------------
     rule_order: tuple[Check, ...] = ()  # the checks it runs, in its order
     checks_create_race: bool = True  # delta-rs reloads at the winner's create and writes next
-    skips_recording_empty_commits: bool = False  # Spark: skipRecordingEmptyCommits
+    # Spark's skipRecordingEmptyCommits: the operations whose commands commit through
+    # commitIfNeeded, so a commit of theirs with no action at all is not written under
+    # Serializable or SnapshotIsolation; every other command's empty commit is written, checked
+    empty_commit_skipping_operations: frozenset[str] = frozenset()
     protocol_compared_by_versions: bool = False  # delta-rs: reader/writer versions, not features
     metadata_allow_list: bool = False  # OSS >= 4.1 lets allow-listed property changes pass
     identity_tolerance: bool = False  # OSS >= 3.3 lets identity-high-water-mark winners pass

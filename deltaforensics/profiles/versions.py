@@ -26,6 +26,12 @@ from deltaforensics.profiles.checks import (
 from deltaforensics.profiles.profile import Profile
 from deltaforensics.profiles.writers import DELTA_RS, KERNEL
 
+# The commands that commit with OptimisticTransaction.commitIfNeeded (canSkipEmptyCommits):
+# WriteIntoDelta (WRITE), DeleteCommand, UpdateCommand, MergeIntoCommand. TRUNCATE, the
+# streaming sink (STREAMING UPDATE), DDL and commitLarge (RESTORE, CLONE, CONVERT) use commit()
+# and never skip (delta-io/delta OptimisticTransaction.scala commitIfNeeded/commitImpl).
+SPARK_COMMIT_IF_NEEDED_OPERATIONS = frozenset({"WRITE", "DELETE", "UPDATE", "MERGE"})
+
 ENGINES = ("delta-spark", "databricks", "delta-rs", "kernel")
 
 
@@ -47,7 +53,7 @@ _SPARK_31 = Profile(
     name="",
     engine="delta-spark",
     rule_order=SPARK_ORDER_OLD,
-    skips_recording_empty_commits=True,
+    empty_commit_skipping_operations=SPARK_COMMIT_IF_NEEDED_OPERATIONS,
     counts_unmarked_appends_as_changed_data=True,
     blind_loser_shortcut=False,
     refuses_to_set_write_serializable=True,

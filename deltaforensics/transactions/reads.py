@@ -21,6 +21,10 @@ from deltaforensics.predicates.partition import (
     written_partitions_predicate,
 )
 from deltaforensics.profiles import Profile
+from deltaforensics.transactions.operations import (
+    COMMIT_LARGE_OPERATIONS,
+    READS_WHOLE_TABLE_UNLESS_BLIND,
+)
 from deltaforensics.transactions.parts import Reads
 
 
@@ -75,6 +79,10 @@ def reads_for(
         reason = "blind append: reads nothing" if has_adds else "no file actions: reads nothing"
         return reads_nothing(reason, "high")
     if not info.reads:
+        if recorded_blind is False and not (has_adds or has_removes):
+            told = _read_without_file_actions(operation, profile)
+            if told is not None:
+                return told
         if recorded_blind is False and (has_adds or has_removes):
             return reads_matching(
                 TRUE,
@@ -109,6 +117,33 @@ def reads_for(
     )
     confidence = "low" if unknown else "medium" if part.reasons and cols else "high"
     return reads_matching(part.predicate, info.predicate, reason, confidence)
+
+
+def _read_without_file_actions(operation: str, profile: Profile) -> Reads | None:
+    """A commit with no file action that its engine recorded as not a blind append.
+
+    Delta-Spark's ``isBlindAppend`` is "only adds, and nothing read" (semantics doc §A.3): with
+    no file action the first half holds, so ``false`` says the command registered a read. The
+    one DDL that does is ``ALTER TABLE … ALTER COLUMN … SYNC IDENTITY``, recorded as
+    ``CHANGE COLUMN`` (``AlterTableChangeColumnDeltaCommand`` calls ``txn.readWholeTable()``
+    to compute the high-water mark from the data, delta-io/delta
+    ``commands/alterDeltaTableCommands.scala``). commitLarge (RESTORE, CLONE, CONVERT) records
+    ``false`` whatever it read, and Kernel-Java on every commit, so theirs says nothing.
+    """
+    if not profile.marks_blind_appends or operation.upper() in COMMIT_LARGE_OPERATIONS:
+        return None
+    if operation.upper() in READS_WHOLE_TABLE_UNLESS_BLIND:
+        return reads_whole_table(
+            f"{operation} recorded as not a blind append: ALTER TABLE … SYNC IDENTITY, which "
+            "reads the whole table to find the identity column's high-water mark"
+        )
+    return reads_matching(
+        TRUE,
+        TRUE,
+        f"{operation} was not a blind append (isBlindAppend=false) but records no file action "
+        "and no predicate: it read the table; assumed to read everything",
+        "low",
+    )
 
 
 def _delta_rs_reads(

@@ -43,9 +43,9 @@ from typing import Any
 import pytest
 
 from deltaforensics.conflicts.checker import COMMITS
+from deltaforensics.profiles import databricks
 from tests.conflicts.scenarios import COLUMNS, DV_PROTOCOL, U_COLUMNS, Variant, load_race
 from tests.support import LogBuilder
-from deltaforensics.profiles import databricks
 
 DBR = Variant("dbr", databricks((14, 3)), "databricks-14.3")
 S, WS = "Serializable", "WriteSerializable"
