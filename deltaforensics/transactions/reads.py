@@ -21,10 +21,7 @@ from deltaforensics.predicates.partition import (
     written_partitions_predicate,
 )
 from deltaforensics.profiles import Profile
-from deltaforensics.transactions.operations import (
-    COMMIT_LARGE_OPERATIONS,
-    READS_WHOLE_TABLE_UNLESS_BLIND,
-)
+from deltaforensics.transactions.operations import READS_WHOLE_TABLE_UNLESS_BLIND
 from deltaforensics.transactions.parts import Reads
 
 
@@ -120,29 +117,21 @@ def reads_for(
 
 
 def _read_without_file_actions(operation: str, profile: Profile) -> Reads | None:
-    """A commit with no file action that its engine recorded as not a blind append.
+    """A column change with no file action that its engine recorded as not a blind append.
 
     Delta-Spark's ``isBlindAppend`` is "only adds, and nothing read" (semantics doc §A.3): with
-    no file action the first half holds, so ``false`` says the command registered a read. The
-    one DDL that does is ``ALTER TABLE … ALTER COLUMN … SYNC IDENTITY``, recorded as
-    ``CHANGE COLUMN`` (``AlterTableChangeColumnDeltaCommand`` calls ``txn.readWholeTable()``
-    to compute the high-water mark from the data, delta-io/delta
-    ``commands/alterDeltaTableCommands.scala``). commitLarge (RESTORE, CLONE, CONVERT) records
-    ``false`` whatever it read, and Kernel-Java on every commit, so theirs says nothing.
+    no file action the first half holds, so ``false`` says the command registered a read. For a
+    ``CHANGE COLUMN`` that is ``ALTER TABLE … ALTER COLUMN … SYNC IDENTITY``, which calls
+    ``txn.readWholeTable()`` to find the high-water mark in the data (delta-io/delta
+    ``commands/alterDeltaTableCommands.scala``, ``AlterTableChangeColumnDeltaCommand``). Other
+    operations' reads are not known from the flag alone (Kernel-Java records ``false`` on every
+    commit, commitLarge whatever it read), so they keep their own reading.
     """
-    if not profile.marks_blind_appends or operation.upper() in COMMIT_LARGE_OPERATIONS:
+    if not profile.marks_blind_appends or operation.upper() not in READS_WHOLE_TABLE_UNLESS_BLIND:
         return None
-    if operation.upper() in READS_WHOLE_TABLE_UNLESS_BLIND:
-        return reads_whole_table(
-            f"{operation} recorded as not a blind append: ALTER TABLE … SYNC IDENTITY, which "
-            "reads the whole table to find the identity column's high-water mark"
-        )
-    return reads_matching(
-        TRUE,
-        TRUE,
-        f"{operation} was not a blind append (isBlindAppend=false) but records no file action "
-        "and no predicate: it read the table; assumed to read everything",
-        "low",
+    return reads_whole_table(
+        f"{operation} recorded as not a blind append: ALTER TABLE … SYNC IDENTITY, which "
+        "reads the whole table to find the identity column's high-water mark"
     )
 
 
