@@ -39,6 +39,9 @@ class Profile:
     metadata_allow_list: bool = False  # OSS >= 4.1 lets allow-listed property changes pass
     identity_tolerance: bool = False  # OSS >= 3.3 lets identity-high-water-mark winners pass
     row_level_concurrency: bool = False  # Databricks >= 14.2 on DV tables w/o partitions, liquid
+    # Databricks 14.2: "MERGE INTO support for row-level concurrency requires Photon"
+    merge_row_level_needs_photon: bool = False
+    photon: bool = False  # Databricks: the commit's engineInfo names Photon
     dv_optimize_tolerance: bool = False  # Databricks: OPTIMIZE vs DML on DV tables only with ZORDER
     checks_added_files: bool = True  # Kernel-Java does no added/read-file checks
     checks_read_files: bool = True

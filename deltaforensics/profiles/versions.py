@@ -121,8 +121,20 @@ ROWS: Mapping[str, tuple[Row, ...]] = MappingProxyType(
         ),
         "databricks": (
             Row(until=(14, 2), label="databricks {version}", behaviour=_DATABRICKS),
+            # the page "Isolation levels and write conflicts on Azure Databricks": row-level
+            # concurrency from 14.2; "MERGE INTO support for row-level concurrency requires
+            # Photon in Databricks Runtime 14.2. In Databricks Runtime 14.3 LTS and above,
+            # Photon is not required."
             Row(
                 since=(14, 2),
+                until=(14, 3),
+                label="databricks {version}",
+                behaviour=replace(
+                    _DATABRICKS, row_level_concurrency=True, merge_row_level_needs_photon=True
+                ),
+            ),
+            Row(
+                since=(14, 3),
                 label="databricks {version}",
                 behaviour=replace(_DATABRICKS, row_level_concurrency=True),
             ),
@@ -194,7 +206,7 @@ def profile_for(engine_info: str | None, client_version: str | None = None) -> P
     info = engine_info or ""
     client = client_version or ""
     if m := re.search(r"Databricks-Runtime/(\S+)", info):
-        return databricks(_numbers(m.group(1)))
+        return replace(databricks(_numbers(m.group(1))), photon="photon" in m.group(1).lower())
     if m := re.search(r"Delta-Lake/(\S+)", info):
         return delta_spark(_numbers(m.group(1)))
     if m := re.search(r"delta-rs[:.](?:py-)?(\S+)", info + " " + client):

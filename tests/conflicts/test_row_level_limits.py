@@ -14,8 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from deltaforensics.conflicts.checker import COMMITS
+from deltaforensics.analysis import load, open_store
+from deltaforensics.conflicts.checker import COMMITS, check
+from deltaforensics.transactions import reconstruct_transactions
 from tests.conflicts.scenarios import DBR, DV_PROTOCOL, load_race, seed, table
+from tests.support import LogBuilder
 
 DV = {"delta.enableDeletionVectors": "true"}
 
@@ -37,4 +40,31 @@ def test_a_condition_the_page_lists_as_complex_resolves_file_by_file(
     b.delete("id = 5", remove=[f], add=[b.with_dv(f, cardinality=1)])
     b.delete(condition, remove=[f], add=[b.with_dv(f, cardinality=2)], read_version=r)
     verdict = load_race(tmp_path, DBR, r).check()
+    assert verdict.outcome == outcome, verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("writer", "outcome"),
+    [
+        ("databricks-14.2", "ConcurrentAppendException"),  # no Photon: MERGE resolves by file
+        ("databricks-14.2-photon", COMMITS),
+        ("databricks-14.3", COMMITS),  # "14.3 LTS and above, Photon is not required"
+    ],
+)
+def test_merge_needs_photon_for_row_level_concurrency_on_14_2(
+    tmp_path: Path, writer: str, outcome: str
+) -> None:
+    """The page: "MERGE INTO support for row-level concurrency requires Photon in Databricks
+    Runtime 14.2"; the profile of each commit is chosen from its engineInfo, as for any log."""
+    b = LogBuilder(tmp_path, columns={"id": "long", "amount": "double"}, writer=writer,
+                   configuration=DV, protocol=DV_PROTOCOL)  # fmt: skip
+    r = seed(b, 1)
+    f = b.live_files()[0]
+    b.delete("id = 5", remove=[f], add=[b.with_dv(f, cardinality=1)])
+    b.merge("t.id = s.id AND t.id = 7", remove=[f], add=[b.with_dv(f, cardinality=1)],
+            read_version=r)  # fmt: skip
+    rep = load(open_store(str(tmp_path)), mode="history").replay
+    *rest, loser = reconstruct_transactions(rep)
+    verdict = check(loser, [t for t in rest if t.version is not None and t.version > r],
+                    history=rep)  # fmt: skip
     assert verdict.outcome == outcome, verdict.reason

@@ -68,6 +68,12 @@ def different_rows(ctx: RuleContext) -> str | None:
     w, lo = ctx.winner, ctx.loser
     if not (ctx.row_level_concurrency and lo.operation in DML):
         return None
+    if (
+        lo.operation == "MERGE"
+        and ctx.profile.merge_row_level_needs_photon
+        and not ctx.profile.photon
+    ):
+        return None  # "MERGE INTO support for row-level concurrency requires Photon" (DBR 14.2)
     if not (w.operation in DML or (w.removed.is_empty() and w.added.height)):
         return None
     mine, theirs = row_condition(lo), row_condition(w)
