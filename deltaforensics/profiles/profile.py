@@ -35,6 +35,9 @@ class Profile:
     # commitIfNeeded, so a commit of theirs with no action at all is not written under
     # Serializable or SnapshotIsolation; every other command's empty commit is written, checked
     empty_commit_skipping_operations: frozenset[str] = frozenset()
+    # commands that return before committing when they have nothing to do (Spark: OPTIMIZE
+    # with nothing to compact, TRUNCATE of an empty table), whatever the isolation level
+    idle_commands_commit_nothing: frozenset[str] = frozenset()
     protocol_compared_by_versions: bool = False  # delta-rs: reader/writer versions, not features
     metadata_allow_list: bool = False  # OSS >= 4.1 lets allow-listed property changes pass
     identity_tolerance: bool = False  # OSS >= 3.3 lets identity-high-water-mark winners pass

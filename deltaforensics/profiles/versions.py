@@ -31,6 +31,9 @@ from deltaforensics.profiles.writers import DELTA_RS, KERNEL
 # streaming sink (STREAMING UPDATE), DDL and commitLarge (RESTORE, CLONE, CONVERT) use commit()
 # and never skip (delta-io/delta OptimisticTransaction.scala commitIfNeeded/commitImpl).
 SPARK_COMMIT_IF_NEEDED_OPERATIONS = frozenset({"WRITE", "DELETE", "UPDATE", "MERGE"})
+# Commands that commit only when they have actions: OptimizeTableCommand (``addedFiles.size >
+# 0``) and TruncateDeltaTableCommand (``deleteActions.nonEmpty``, Delta >= 4.3).
+SPARK_IDLE_NO_COMMIT_OPERATIONS = frozenset({"OPTIMIZE", "TRUNCATE"})
 
 ENGINES = ("delta-spark", "databricks", "delta-rs", "kernel")
 
@@ -54,6 +57,7 @@ _SPARK_31 = Profile(
     engine="delta-spark",
     rule_order=SPARK_ORDER_OLD,
     empty_commit_skipping_operations=SPARK_COMMIT_IF_NEEDED_OPERATIONS,
+    idle_commands_commit_nothing=SPARK_IDLE_NO_COMMIT_OPERATIONS,
     counts_unmarked_appends_as_changed_data=True,
     blind_loser_shortcut=False,
     refuses_to_set_write_serializable=True,

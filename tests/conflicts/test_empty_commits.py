@@ -17,8 +17,11 @@ from typing import Any
 
 import pytest
 
+from deltaforensics.analysis import load, open_store
+from deltaforensics.attempts import attempt_transaction, check_attempt
 from deltaforensics.conflicts.checker import COMMITS, empty_commit_skipped
 from deltaforensics.model.ids import IsolationLevel
+from deltaforensics.transactions import reconstruct_transactions
 from tests.conflicts.scenarios import DBR, OSS41, WS, A, S, Variant, load_race, seed, table
 
 SNAPSHOT = "SnapshotIsolation"
@@ -116,3 +119,36 @@ def test_the_skipping_operations_are_profile_data() -> None:
 def test_a_write_serializable_truncate_is_checked_too(tmp_path: Path) -> None:
     race = _race(tmp_path, OSS41, WS, "metadata", "truncate")
     assert race.check().code == "DC002"
+
+
+# --- attempts: what the engine would have written for a statement that changes nothing ------
+
+
+def _attempt(tmp_path: Path, sql: str, isolation: str, files: bool) -> Any:
+    b = table(tmp_path, OSS41, isolation=isolation)
+    b.create()
+    r = b.write(add=[b.file(f"date={A}")]) if files else b.version
+    b.set_properties({"delta.appendOnly": "false"})
+    rep = load(open_store(str(tmp_path)), mode="history").replay
+    attempt = attempt_transaction(sql, rep, read_version=r, profile=OSS41.profile)
+    return check_attempt(attempt, reconstruct_transactions(rep, profile=OSS41.profile), rep)
+
+
+@pytest.mark.parametrize("isolation", [S, WS])
+def test_a_truncate_of_an_empty_table_commits_nothing(tmp_path: Path, isolation: str) -> None:
+    """TruncateDeltaTableCommand commits only ``if (deleteActions.nonEmpty)``."""
+    verdict = _attempt(tmp_path, "TRUNCATE TABLE t", isolation, files=False)
+    assert verdict.outcome == COMMITS and "TRUNCATE with nothing to do" in verdict.reason
+
+
+def test_an_optimize_with_nothing_to_compact_commits_nothing(tmp_path: Path) -> None:
+    """OptimizeTableCommand commits only ``if (addedFiles.size > 0)``."""
+    verdict = _attempt(tmp_path, "OPTIMIZE t", WS, files=True)
+    assert verdict.outcome == COMMITS and "OPTIMIZE with nothing to do" in verdict.reason
+
+
+def test_an_empty_delete_is_written_and_checked_under_write_serializable(tmp_path: Path) -> None:
+    verdict = _attempt(tmp_path, "DELETE FROM t WHERE date = '1999-01-01'", WS, files=True)
+    assert verdict.code == "DC002", verdict.reason
+    skipped = _attempt(tmp_path / "s", "DELETE FROM t WHERE date = '1999-01-01'", S, files=True)
+    assert skipped.outcome == COMMITS and "skips recording" in skipped.reason
