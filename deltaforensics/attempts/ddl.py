@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from deltaforensics.attempts.context import AttemptContext, WritePlan
@@ -45,7 +46,8 @@ def plan_alter(ctx: AttemptContext) -> WritePlan:
         if a.kind == "other":
             ctx.lower("medium", f"ALTER TABLE action {a.text[:60]!r} modelled as a metadata change")
     plan.change_keys = tuple(sorted(set(keys)))
-    reads = any(a.kind == "add_constraint" for a in actions)
+    # ADD CONSTRAINT checks every row; SYNC IDENTITY reads the whole table for the high-water mark
+    reads = any(a.kind in ("add_constraint", "sync_identity") for a in actions)
     plan.recorded_blind = ctx.writer.recorded_blind(not reads)  # DDL is a blind append (A.3)
     return plan
 
@@ -84,9 +86,27 @@ def _alter_operation(ctx: AttemptContext, a: AlterAction) -> tuple[str, dict[str
         return "DROP COLUMNS", {"columns": compact_json([n for n, _ in a.columns])}
     if a.kind == "rename_column":
         return "RENAME COLUMN", {"oldColumnPath": a.columns[0][0] if a.columns else ""}
+    if a.kind == "sync_identity":
+        recorded = ctx.writer.sync_identity(_identity_field(ctx, a.columns[0][0]))
+        return recorded.operation, recorded.parameters
     if a.kind == "change_column":
         return "CHANGE COLUMN", {"column": a.columns[0][0] if a.columns else ""}
     return "ALTER TABLE", {}
+
+
+def _identity_field(ctx: AttemptContext, name: str) -> dict[str, Any]:
+    """The schema field of identity column ``name`` at the read version; a one-line
+    ``ValueError`` when there is none (Delta refuses SYNC IDENTITY on other columns)."""
+    try:
+        fields = json.loads(ctx.md.schema_string or "{}").get("fields") or []
+    except ValueError:
+        fields = []
+    field = next((f for f in fields if str(f.get("name", "")).lower() == name.lower()), None)
+    if field is None:
+        raise ValueError(f"SYNC IDENTITY: no column {name!r} at v{ctx.read_version}")
+    if "delta.identity.start" not in (field.get("metadata") or {}):
+        raise ValueError(f"SYNC IDENTITY: column {name!r} is not an identity column")
+    return dict(field)
 
 
 def plan_truncate(ctx: AttemptContext) -> WritePlan:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from deltaforensics.conflicts.checker import COMMITS, Verdict, check
-from deltaforensics.model.ids import IsolationLevel
+from deltaforensics.conflicts.checker import COMMITS, Verdict, check, empty_commit_skipped
+from deltaforensics.profiles import Profile
 from deltaforensics.replay import Replay
 from deltaforensics.transactions import Transaction
 
@@ -19,6 +19,18 @@ def writes_nothing(attempt: Transaction) -> bool:
         and not attempt.changes_protocol
         and not attempt.app_ids
     )
+
+
+def not_committed(attempt: Transaction, profile: Profile) -> str | None:
+    """Why the engine writes no commit for an attempt that changes nothing, or ``None`` when it
+    writes (and checks) the empty commit."""
+    if profile.elides_empty_commits:
+        return f"{profile.engine} writes no commit"
+    if attempt.operation in profile.idle_commands_commit_nothing:
+        return f"{profile.engine} {attempt.operation} with nothing to do writes no commit"
+    if empty_commit_skipped(attempt, profile, attempt.isolation):
+        return f"{profile.engine} skips recording an empty {attempt.isolation.value} commit"
+    return None
 
 
 def check_attempt(
@@ -40,16 +52,8 @@ def check_attempt(
         )
     profile = attempt.profile
     if writes_nothing(attempt):
-        elided = (
-            profile.elides_empty_commits
-            or attempt.isolation is not IsolationLevel.WRITE_SERIALIZABLE
-        )
-        if elided:
-            who = (
-                f"{profile.engine} writes no commit"
-                if profile.elides_empty_commits
-                else f"{profile.engine} skips recording an empty {attempt.isolation.value} commit"
-            )
+        who = not_committed(attempt, profile)
+        if who is not None:
             return Verdict(
                 loser=attempt,
                 profile=profile,

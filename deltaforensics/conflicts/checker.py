@@ -11,12 +11,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from deltaforensics.conflicts.registry import rule_for
-from deltaforensics.conflicts.rule import FileHistory, Finding, RuleContext
+from deltaforensics.conflicts.rule import (
+    FileHistory,
+    Finding,
+    RuleContext,
+    has_row_level_concurrency,
+)
 from deltaforensics.model.ids import IsolationLevel
 from deltaforensics.predicates.ir import TRUE
 from deltaforensics.profiles import Profile
 from deltaforensics.replay import Replay
-from deltaforensics.transactions import CHANGES_DATA, Transaction
+from deltaforensics.transactions import Transaction
 
 COMMITS = "commits"
 
@@ -87,27 +92,32 @@ def unchecked(loser: Transaction, profile: Profile, overrides: dict[str, Any]) -
         return ("delta-rs does not check a table-creation race: it reloads the table at the "
                 "winner's version and writes its own create as the next version")  # fmt: skip
     level = overrides.get("isolation", loser.isolation)
-    empty = (
-        loser.added.is_empty()
-        and loser.removed.is_empty()
-        and not (
-            loser.changes_metadata
-            or loser.changes_protocol
-            or loser.app_ids
-            or loser.domains
-            or loser.is_commit_large
-        )
-    )
-    if (
-        profile.skips_recording_empty_commits
-        and empty
-        and loser.operation in CHANGES_DATA  # VACUUM START/END etc. are recorded empty
-        and level is not IsolationLevel.WRITE_SERIALIZABLE
-    ):
+    if empty_commit_skipped(loser, profile, level):
         return (f"an empty {loser.operation} under {level.value} is not recorded at all "
                 "(skipRecordingEmptyCommits), so nothing is checked; only WriteSerializable "
                 "records, and checks, empty data-changing commits")  # fmt: skip
     return None
+
+
+def empty_commit_skipped(loser: Transaction, profile: Profile, level: IsolationLevel) -> bool:
+    """Whether the engine writes no commit for ``loser`` at all because it holds no action.
+
+    Delta-Spark's ``commitImpl`` skips a commit when the command committed through
+    ``commitIfNeeded`` (the profile's ``empty_commit_skipping_operations``), its prepared actions
+    are empty (no file, metadata, protocol, ``txn`` or domain action; ``commitInfo`` is made
+    after the check) and the level it uses is Serializable or SnapshotIsolation
+    (``skipRecordingEmptyCommitAllowed``). Any other command's empty commit, TRUNCATE, a
+    streaming batch holding only its ``txn``, RESTORE and CLONE among them, is written and
+    checked.
+    """
+    return (
+        loser.operation in profile.empty_commit_skipping_operations
+        and level is not IsolationLevel.WRITE_SERIALIZABLE
+        and loser.added.is_empty()
+        and loser.removed.is_empty()
+        and not (loser.changes_metadata or loser.changes_protocol)
+        and not (loser.app_ids or loser.domains)
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -180,9 +190,7 @@ def fragility(
         and loser.read_predicate != TRUE
     ):
         changes.append(("wider-predicate", {"read_predicate": TRUE}))
-    if profile.row_level_concurrency and (
-        loser.clustered or (loser.has_deletion_vectors and not loser.partition_columns)
-    ):
+    if has_row_level_concurrency(profile, loser):
         changes.append(("no-row-level-concurrency", {"row_level_concurrency": False}))
     out = []
     for name, overrides in changes:

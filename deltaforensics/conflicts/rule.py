@@ -96,13 +96,10 @@ class RuleContext:
 
     @property
     def row_level_concurrency(self) -> bool:
-        """Databricks RLC: DV tables without partitions, or liquid tables (semantics doc §E)."""
+        """Whether Databricks resolves this pair row by row (:func:`has_row_level_concurrency`)."""
         if "row_level_concurrency" in self.overrides:
             return bool(self.overrides["row_level_concurrency"])
-        lo = self.loser
-        return self.profile.row_level_concurrency and (
-            (lo.has_deletion_vectors and not lo.partition_columns) or lo.clustered
-        )
+        return has_row_level_concurrency(self.profile, self.loser)
 
     def partition_match(self, files: pl.DataFrame, predicate: Predicate) -> pl.DataFrame:
         if files.is_empty():
@@ -166,6 +163,20 @@ class RuleContext:
         return pl.concat([live.select(cols), removed.select(cols)], how="vertical").unique(
             "path", keep="first"
         )
+
+
+def has_row_level_concurrency(profile: Profile, loser: Transaction) -> bool:
+    """Whether the loser's table has Databricks row-level concurrency.
+
+    The page "Isolation levels and write conflicts on Azure Databricks", "Write conflicts with
+    row-level concurrency": "Tables with deletion vectors enabled and without partitioning" and
+    "Tables with liquid clustering, unless you have disabled deletion vectors"; its legacy
+    section: "Row-level concurrency always requires deletion vectors". A liquid table cannot be
+    partitioned, so both list items are a table with deletion vectors and no partitions.
+    """
+    return (
+        profile.row_level_concurrency and loser.has_deletion_vectors and not loser.partition_columns
+    )
 
 
 def filter_files(files: pl.DataFrame, expr: pl.Expr) -> pl.DataFrame:

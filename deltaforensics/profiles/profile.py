@@ -33,11 +33,20 @@ class Profile:
     # -- the conflict checker ----------------------------------------------------------------
     rule_order: tuple[Check, ...] = ()  # the checks it runs, in its order
     checks_create_race: bool = True  # delta-rs reloads at the winner's create and writes next
-    skips_recording_empty_commits: bool = False  # Spark: skipRecordingEmptyCommits
+    # Spark's skipRecordingEmptyCommits: the operations whose commands commit through
+    # commitIfNeeded, so a commit of theirs with no action at all is not written under
+    # Serializable or SnapshotIsolation; every other command's empty commit is written, checked
+    empty_commit_skipping_operations: frozenset[str] = frozenset()
+    # commands that return before committing when they have nothing to do (Spark: OPTIMIZE
+    # with nothing to compact, TRUNCATE of an empty table), whatever the isolation level
+    idle_commands_commit_nothing: frozenset[str] = frozenset()
     protocol_compared_by_versions: bool = False  # delta-rs: reader/writer versions, not features
     metadata_allow_list: bool = False  # OSS >= 4.1 lets allow-listed property changes pass
     identity_tolerance: bool = False  # OSS >= 3.3 lets identity-high-water-mark winners pass
     row_level_concurrency: bool = False  # Databricks >= 14.2 on DV tables w/o partitions, liquid
+    # Databricks 14.2: "MERGE INTO support for row-level concurrency requires Photon"
+    merge_row_level_needs_photon: bool = False
+    photon: bool = False  # Databricks: the commit's engineInfo names Photon
     dv_optimize_tolerance: bool = False  # Databricks: OPTIMIZE vs DML on DV tables only with ZORDER
     checks_added_files: bool = True  # Kernel-Java does no added/read-file checks
     checks_read_files: bool = True

@@ -27,6 +27,15 @@ from deltaforensics.profiles.checks import (
 from deltaforensics.profiles.profile import Profile
 from deltaforensics.profiles.writers import DELTA_RS, KERNEL
 
+# The commands that commit with OptimisticTransaction.commitIfNeeded (canSkipEmptyCommits):
+# WriteIntoDelta (WRITE), DeleteCommand, UpdateCommand, MergeIntoCommand. TRUNCATE, the
+# streaming sink (STREAMING UPDATE), DDL and commitLarge (RESTORE, CLONE, CONVERT) use commit()
+# and never skip (delta-io/delta OptimisticTransaction.scala commitIfNeeded/commitImpl).
+SPARK_COMMIT_IF_NEEDED_OPERATIONS = frozenset({"WRITE", "DELETE", "UPDATE", "MERGE"})
+# Commands that commit only when they have actions: OptimizeTableCommand (``addedFiles.size >
+# 0``) and TruncateDeltaTableCommand (``deleteActions.nonEmpty``, Delta >= 4.3).
+SPARK_IDLE_NO_COMMIT_OPERATIONS = frozenset({"OPTIMIZE", "TRUNCATE"})
+
 ENGINES = ("delta-spark", "databricks", "delta-rs", "kernel")
 
 
@@ -48,7 +57,8 @@ _SPARK_31 = Profile(
     name="",
     engine="delta-spark",
     rule_order=SPARK_ORDER_OLD,
-    skips_recording_empty_commits=True,
+    empty_commit_skipping_operations=SPARK_COMMIT_IF_NEEDED_OPERATIONS,
+    idle_commands_commit_nothing=SPARK_IDLE_NO_COMMIT_OPERATIONS,
     counts_unmarked_appends_as_changed_data=True,
     blind_loser_shortcut=False,
     refuses_to_set_write_serializable=True,
@@ -119,8 +129,20 @@ ROWS: Mapping[str, tuple[Row, ...]] = MappingProxyType(
         ),
         "databricks": (
             Row(until=(14, 2), label="databricks {version}", behaviour=_DATABRICKS),
+            # the page "Isolation levels and write conflicts on Azure Databricks": row-level
+            # concurrency from 14.2; "MERGE INTO support for row-level concurrency requires
+            # Photon in Databricks Runtime 14.2. In Databricks Runtime 14.3 LTS and above,
+            # Photon is not required."
             Row(
                 since=(14, 2),
+                until=(14, 3),
+                label="databricks {version}",
+                behaviour=replace(
+                    _DATABRICKS, row_level_concurrency=True, merge_row_level_needs_photon=True
+                ),
+            ),
+            Row(
+                since=(14, 3),
                 label="databricks {version}",
                 behaviour=replace(_DATABRICKS, row_level_concurrency=True),
             ),
@@ -223,7 +245,7 @@ def profile_for(engine_info: str | None, client_version: str | None = None) -> P
     info = engine_info or ""
     client = client_version or ""
     if m := re.search(r"Databricks-Runtime/(\S+)", info):
-        return databricks(_numbers(m.group(1)))
+        return replace(databricks(_numbers(m.group(1))), photon="photon" in m.group(1).lower())
     if m := re.search(r"Delta-Lake/(\S+)", info):
         return delta_spark(_numbers(m.group(1)))
     if m := re.search(r"delta-rs[:.](?:py-)?(\S+)", info + " " + client):

@@ -122,6 +122,7 @@ class StatementWriter(Protocol):
     def add_columns(self, fields: Sequence[Mapping[str, Any]]) -> Recorded: ...
     def add_constraint(self, name: str | None, expr: str | None) -> Recorded: ...
     def truncate(self) -> Recorded: ...
+    def sync_identity(self, field: Mapping[str, Any]) -> Recorded: ...
     def replace_table(
         self, *, keyword: str, has_query: bool, partition_by: Sequence[str]
     ) -> Recorded: ...
@@ -195,6 +196,15 @@ class SparkWriter:
     def truncate(self) -> Recorded:
         return Recorded(operation="TRUNCATE", parameters={})
 
+    def sync_identity(self, field: Mapping[str, Any]) -> Recorded:
+        """``ALTER TABLE t ALTER COLUMN c SYNC IDENTITY``: Delta has no operation of that name;
+        it records the column change with the column as it was (name, type, nullable and its
+        metadata, the identity keys among them) as one JSON string (delta-io/delta
+        ``DeltaOperations.ChangeColumn``)."""
+        column = {k: field.get(k) for k in ("name", "type", "nullable")}
+        column["metadata"] = dict(field.get("metadata") or {})
+        return Recorded(operation="CHANGE COLUMN", parameters={"column": compact_json(column)})
+
     def replace_table(
         self, *, keyword: str, has_query: bool, partition_by: Sequence[str]
     ) -> Recorded:
@@ -263,6 +273,12 @@ class DeltaRsWriter:
             operation="DELETE",
             parameters={},
             note="delta-rs has no TRUNCATE: modelled as DeltaTable.delete() without a predicate",
+        )
+
+    def sync_identity(self, field: Mapping[str, Any]) -> Recorded:
+        del field
+        raise ValueError(
+            "delta-rs has no ALTER TABLE … SYNC IDENTITY (it writes no identity columns)"
         )
 
     def replace_table(

@@ -1,4 +1,4 @@
-"""OPTIMIZE, ALTER TABLE, TRUNCATE TABLE and CREATE OR REPLACE TABLE."""
+"""OPTIMIZE, ALTER TABLE (with Delta's SYNC IDENTITY), TRUNCATE TABLE and CREATE OR REPLACE TABLE."""
 
 from __future__ import annotations
 
@@ -180,4 +180,15 @@ def read_alter_command(text: str, m: re.Match[str]) -> Statement:
         text=text,
         table=clean_name(m.group("table")),
         alter=(AlterAction("other", text=m.group("rest")),),
+    )
+
+
+def read_sync_identity(text: str, m: re.Match[str]) -> Statement:
+    """``ALTER TABLE t ALTER|CHANGE [COLUMN] c SYNC IDENTITY``: one ``sync_identity`` action."""
+    column = m.group("column").strip("`")
+    return Statement(
+        kind="ALTER",
+        text=text,
+        table=clean_name(m.group("table")),
+        alter=(AlterAction("sync_identity", columns=((column, ""),), text=text),),
     )

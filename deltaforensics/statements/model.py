@@ -47,7 +47,7 @@ class AlterAction:
     """One action of an ALTER TABLE."""
 
     kind: str  # add_columns | set_properties | unset_properties | add_constraint | drop_constraint
-    #            | drop_columns | change_column | rename_column | other
+    #            | drop_columns | change_column | rename_column | sync_identity | other
     columns: tuple[tuple[str, str], ...] = ()  # (name, Delta type) for add_columns; names otherwise
     properties: tuple[tuple[str, str], ...] = ()
     name: str | None = None  # constraint name

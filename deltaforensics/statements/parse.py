@@ -22,6 +22,7 @@ from deltaforensics.statements.ddl import (
     read_alter_command,
     read_create,
     read_optimize,
+    read_sync_identity,
     read_truncate,
     read_unset_properties,
 )
@@ -40,6 +41,12 @@ _OPTIMIZE = re.compile(
 _REPLACE_TABLE = re.compile(r"^\s*REPLACE\s+TABLE\b", re.IGNORECASE)
 _UNSET = re.compile(
     r"^\s*ALTER\s+TABLE\s+(?P<table>\S+)\s+UNSET\s+TBLPROPERTIES\s*(?:IF\s+EXISTS\s*)?\((?P<keys>.*)\)\s*;?\s*$",
+    re.IGNORECASE | re.DOTALL,
+)
+# Delta's own grammar (DeltaSqlBase.g4 ``alterTableSyncIdentity``), which sqlglot does not know
+_SYNC_IDENTITY = re.compile(
+    r"^\s*ALTER\s+TABLE\s+(?P<table>\S+)\s+(?:ALTER|CHANGE)\s+(?:COLUMN\s+)?(?P<column>\S+)"
+    r"\s+SYNC\s+IDENTITY\s*;?\s*$",
     re.IGNORECASE | re.DOTALL,
 )
 _ALTER_TABLE = re.compile(
@@ -71,6 +78,8 @@ def parse_statement(sql: str) -> Statement:
         to_parse = _REPLACE_TABLE.sub("CREATE OR REPLACE TABLE", text, count=1)
     if m := _UNSET.match(text):
         return read_unset_properties(text, m)
+    if m := _SYNC_IDENTITY.match(text):
+        return read_sync_identity(text, m)
     tree = parse_tree(to_parse)
     for kind, read in _READERS:
         if isinstance(tree, kind):

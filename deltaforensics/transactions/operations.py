@@ -1,5 +1,6 @@
 """Operation names as Delta groups them: those that run through ``commitLarge``, those that
-change data (so Delta keeps the recorded isolation level), those that rewrite the whole table."""
+change data (so Delta keeps the recorded isolation level), those that rewrite the whole table,
+and the column change that reads the whole table when it is not a blind append."""
 
 from __future__ import annotations
 
@@ -30,6 +31,10 @@ WHOLE_TABLE_OPERATIONS = frozenset(
         "REPLACE TABLE AS SELECT",
         "CREATE OR REPLACE TABLE AS SELECT",
         "ADD CONSTRAINT",
-        "SYNC IDENTITY",
     }
 )
+# ALTER TABLE … ALTER COLUMN … SYNC IDENTITY is recorded as CHANGE COLUMN (CHANGE COLUMNS when
+# it is one of several changes), isBlindAppend=false, with the metaData action only; the
+# other column changes read nothing and are blind (delta-io/delta DeltaOperations.ChangeColumn,
+# commands/alterDeltaTableCommands.scala AlterTableChangeColumnDeltaCommand)
+READS_WHOLE_TABLE_UNLESS_BLIND = frozenset({"CHANGE COLUMN", "CHANGE COLUMNS"})

@@ -21,6 +21,7 @@ from deltaforensics.predicates.partition import (
     written_partitions_predicate,
 )
 from deltaforensics.profiles import Profile
+from deltaforensics.transactions.operations import READS_WHOLE_TABLE_UNLESS_BLIND
 from deltaforensics.transactions.parts import Reads
 
 
@@ -75,6 +76,10 @@ def reads_for(
         reason = "blind append: reads nothing" if has_adds else "no file actions: reads nothing"
         return reads_nothing(reason, "high")
     if not info.reads:
+        if recorded_blind is False and not (has_adds or has_removes):
+            told = _read_without_file_actions(operation, profile)
+            if told is not None:
+                return told
         if recorded_blind is False and (has_adds or has_removes):
             return reads_matching(
                 TRUE,
@@ -109,6 +114,25 @@ def reads_for(
     )
     confidence = "low" if unknown else "medium" if part.reasons and cols else "high"
     return reads_matching(part.predicate, info.predicate, reason, confidence)
+
+
+def _read_without_file_actions(operation: str, profile: Profile) -> Reads | None:
+    """A column change with no file action that its engine recorded as not a blind append.
+
+    Delta-Spark's ``isBlindAppend`` is "only adds, and nothing read" (semantics doc §A.3): with
+    no file action the first half holds, so ``false`` says the command registered a read. For a
+    ``CHANGE COLUMN`` that is ``ALTER TABLE … ALTER COLUMN … SYNC IDENTITY``, which calls
+    ``txn.readWholeTable()`` to find the high-water mark in the data (delta-io/delta
+    ``commands/alterDeltaTableCommands.scala``, ``AlterTableChangeColumnDeltaCommand``). Other
+    operations' reads are not known from the flag alone (Kernel-Java records ``false`` on every
+    commit, commitLarge whatever it read), so they keep their own reading.
+    """
+    if not profile.marks_blind_appends or operation.upper() not in READS_WHOLE_TABLE_UNLESS_BLIND:
+        return None
+    return reads_whole_table(
+        f"{operation} recorded as not a blind append: ALTER TABLE … SYNC IDENTITY, which "
+        "reads the whole table to find the identity column's high-water mark"
+    )
 
 
 def _delta_rs_reads(

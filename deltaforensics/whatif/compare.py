@@ -22,6 +22,7 @@ from functools import cached_property
 from typing import Any
 
 from deltaforensics.conflicts.checker import COMMITS, Verdict, check, fragility
+from deltaforensics.conflicts.rule import has_row_level_concurrency
 from deltaforensics.model.ids import Severity
 from deltaforensics.predicates.ir import TrueExpr
 from deltaforensics.replay import Replay
@@ -242,11 +243,5 @@ def _undoes(change: str, original: Transaction) -> bool:
             or (not original.partition_columns and not original.profile.stats_matching)
         )
     if change == "no-row-level-concurrency":
-        return not (
-            original.profile.row_level_concurrency
-            and (
-                original.clustered
-                or (original.has_deletion_vectors and not original.partition_columns)
-            )
-        )
+        return not has_row_level_concurrency(original.profile, original)
     return False

@@ -22,7 +22,7 @@ from typing import Any
 import polars as pl
 
 from deltaforensics.conflicts.checker import COMMITS, Verdict, check
-from deltaforensics.conflicts.rule import FileHistory
+from deltaforensics.conflicts.rule import FileHistory, has_row_level_concurrency
 from deltaforensics.model.frames import partition_value_exprs
 from deltaforensics.model.ids import IsolationLevel
 from deltaforensics.model.schemas import PARTITION_VALUES
@@ -143,7 +143,9 @@ class Rewriter:
     def _rewrite(self, t: Transaction) -> tuple[Transaction, str | None, str]:
         unknown, evidence = None, ""
         if self.liquid is not None:
-            t = unpartitioned(t, clustered=True)
+            # a liquid table has deletion vectors unless they are turned off (the Databricks
+            # page's "Tables with liquid clustering, unless you have disabled deletion vectors")
+            t = unpartitioned(t, clustered=True).revised(has_deletion_vectors=True)
         elif self.partition_by is not None:
             if self.relabeler is None:
                 t = unpartitioned(t, clustered=False)
@@ -254,12 +256,10 @@ def quiet_reason(loser: Transaction, verdict: Verdict) -> str:
     if loser.blind:
         return "a blind append reads nothing, so no winner can conflict with it"
     against = ", ".join(f"v{v}" for v in verdict.winners) or "any winner"
-    if loser.profile.row_level_concurrency and (
-        loser.clustered or (loser.has_deletion_vectors and not loser.partition_columns)
-    ):
+    if has_row_level_concurrency(loser.profile, loser):
         return (
             f"no rule fires against {against}: Databricks row-level concurrency (modelled as: two "
-            "DML commits touch different rows unless their conditions are identical)"
+            "commits touch different rows unless the log shows the same row)"
         )
     pred = loser.read_predicate
     reads = (

@@ -10,6 +10,14 @@ unpartitioned or liquid table any such add matches any reader (no partition prec
 matches with partition values and min/max stats; a delta-rs transaction without a predicate
 never gets this conflict.
 
+Databricks, per its page "Isolation levels and write conflicts on Azure Databricks": with
+row-level concurrency (DBR ≥ 14.2, deletion vectors, no partitions) a DELETE/UPDATE/MERGE fails
+only on rows the winner wrote that its condition may match, or on the same condition (cells
+"UPDATE, DELETE, MERGE INTO" × INSERT, "Can conflict in Serializable when modifying the same
+row", and × "UPDATE, DELETE, MERGE INTO", "Can conflict when modifying the same row"); on a
+deletion-vector table OPTIMIZE without ZORDER BY on either side never counts (cells OPTIMIZE ×
+"UPDATE, DELETE, MERGE INTO" and OPTIMIZE × OPTIMIZE of both matrices).
+
 ## Example
     v11  WRITE  blind append  add date=2024-01-02/part-0.parquet
     v12  MERGE  read_version=10, reads date = '2024-01-02', Serializable   -> DC010

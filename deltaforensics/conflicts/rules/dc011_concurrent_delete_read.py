@@ -8,6 +8,12 @@ counts when the current transaction read the whole table. Delta-Spark compares p
 ignores `dataChange`; delta-rs (≥ python-v1.3.0) ignores `dataChange=false` removes and counts
 every file of its snapshot as read when it has no predicate (plain appends, OPTIMIZE).
 
+Databricks (page "Isolation levels and write conflicts on Azure Databricks"): with row-level
+concurrency two DML commits that share a file fail only when the log shows them touching the
+same row (cells "UPDATE, DELETE, MERGE INTO" × "UPDATE, DELETE, MERGE INTO"); on a
+deletion-vector table OPTIMIZE without ZORDER BY on either side does not fail against DML or
+OPTIMIZE (cells OPTIMIZE × "UPDATE, DELETE, MERGE INTO" and OPTIMIZE × OPTIMIZE).
+
 ## Example
     v8  DELETE WHERE date = '2024-01-02'          removes date=2024-01-02/a.parquet
     v9  MERGE ON t.id = s.id (no literal), read at v7 -> DC011 ConcurrentDeleteReadException

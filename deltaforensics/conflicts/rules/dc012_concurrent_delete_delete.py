@@ -12,6 +12,12 @@ refusal again (`test_concurrent_compaction_double_delete_still_conflicts`). In D
 it mostly appears for writers that register no read files (dynamic partition overwrite),
 because the delete-read check runs first.
 
+Databricks (page "Isolation levels and write conflicts on Azure Databricks"): with row-level
+concurrency two DML commits that share a file fail only when the log shows them touching the
+same row (cells "UPDATE, DELETE, MERGE INTO" × "UPDATE, DELETE, MERGE INTO"); on a
+deletion-vector table OPTIMIZE without ZORDER BY on either side does not fail against DML or
+OPTIMIZE (cells OPTIMIZE × "UPDATE, DELETE, MERGE INTO" and OPTIMIZE × OPTIMIZE).
+
 ## Example
     v5  DELETE WHERE date = 'A'                     removes date=A/f.parquet
     v6  INSERT OVERWRITE (dynamic) date=A, read at v4 -> DC012 ConcurrentDeleteDeleteException
