@@ -68,8 +68,10 @@ def _databricks(subject: str, profile: str | None) -> CatalogConnection:
             "(pip install 'deltaforensics[catalog]') or --catalog-url for an open-source server",
         ) from None
     try:
-        config: Any = Config(profile=profile, retry_timeout_seconds=10) if profile else Config(
-            retry_timeout_seconds=10
+        config: Any = (
+            Config(profile=profile, retry_timeout_seconds=10)
+            if profile
+            else Config(retry_timeout_seconds=10)
         )
         host = config.host
     except ValueError as exc:

@@ -49,7 +49,9 @@ def vended_storage_options(
     expires = answer.get("expiration_time")
     return VendedCredential(
         storage_options={**kept, "account_name": account, "sas_token": sas.lstrip("?")},
-        expires_at_ms=expires if isinstance(expires, int) and not isinstance(expires, bool) else None,
+        expires_at_ms=expires
+        if isinstance(expires, int) and not isinstance(expires, bool)
+        else None,
         secrets=tuple(sorted(secret_values({"sas_token": sas}) | {sas.lstrip("?")})),
     )
 

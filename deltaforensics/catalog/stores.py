@@ -72,9 +72,7 @@ class RatifiedCommitsStore(StoreWrapper):
 
     def __init__(self, inner: LogStore, ratified: Sequence[RatifiedCommit]) -> None:
         super().__init__(inner)
-        self._staged: Mapping[str, RatifiedCommit] = {
-            commit_name(c.version): c for c in ratified
-        }
+        self._staged: Mapping[str, RatifiedCommit] = {commit_name(c.version): c for c in ratified}
         self._shown = dict(self._staged)  # those not published yet, as of the last listing
 
     def list_log(self) -> list[StoredFile]:

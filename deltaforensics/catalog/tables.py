@@ -119,7 +119,9 @@ def _with_ratified(
     """For a catalog-managed table, its ratified commits from the commits API; where the
     server has none, what cannot be seen."""
     properties = info.get("properties") or {}
-    managed = any(str(properties.get(k, "")).lower() in ("supported", "enabled") for k in CATALOG_MANAGED)
+    managed = any(
+        str(properties.get(k, "")).lower() in ("supported", "enabled") for k in CATALOG_MANAGED
+    )
     if not managed:
         return CatalogTable(name=subject, location=location, store=store)
     commits = list_log(store).commits

@@ -77,7 +77,9 @@ def read_stamp(data: bytes) -> CommitStamp:
         meta = action.get("metaData") if isinstance(action, dict) else None
         if isinstance(meta, dict) and isinstance(meta.get("configuration"), dict):
             enabled = _int(meta["configuration"].get(ENABLEMENT_VERSION))
-    return CommitStamp(in_commit_timestamp=ict, commit_info_timestamp=ts, enablement_version=enabled)
+    return CommitStamp(
+        in_commit_timestamp=ict, commit_info_timestamp=ts, enablement_version=enabled
+    )
 
 
 def _int(value: Any) -> int | None:
@@ -138,8 +140,10 @@ def minute(ms: int) -> str:
 def iso_ms(ms: int | None) -> str | None:
     if ms is None:
         return None
-    return datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat(timespec="seconds").replace(
-        "+00:00", "Z"
+    return (
+        datetime.fromtimestamp(ms / 1000, tz=UTC)
+        .isoformat(timespec="milliseconds")
+        .replace("+00:00", "Z")
     )
 
 
@@ -171,9 +175,11 @@ def window_versions(
     ict_from = _in_commit_start(versions, stamps)
     clock, note, times = _clock(store, listing, versions, ict_from, stamps)
     first = 0 if since_ms is None else _first_at_or_after(len(versions), times, since_ms)
-    last = len(versions) - 1 if until_ms is None else _first_at_or_after(
-        len(versions), times, until_ms + 1
-    ) - 1
+    last = (
+        len(versions) - 1
+        if until_ms is None
+        else _first_at_or_after(len(versions), times, until_ms + 1) - 1
+    )
     if since_ms is not None and first == len(versions):
         raise TimeWindowError(
             f"{store.uri}: no commit since {minute(since_ms)} UTC; the newest, version "
@@ -270,9 +276,7 @@ def _modification_times(
     for i in sorted({0, len(times) // 2, len(times) - 1}):
         recorded = stamps(versions[i]).commit_info_timestamp
         if recorded is not None and abs(times[i] - recorded) > MODIFICATION_TOLERANCE_MS:
-            return times, (
-                f"v{versions[i]} file {minute(times[i])}, commitInfo {minute(recorded)}"
-            )
+            return times, (f"v{versions[i]} file {minute(times[i])}, commitInfo {minute(recorded)}")
     return times, None
 
 
