@@ -27,7 +27,7 @@ _WHAT = {
 }
 
 
-class CatalogUnavailable(CatalogError):
+class CatalogApiUnavailableError(CatalogError):
     """The server does not offer an optional API (the commits API of catalog-managed tables)."""
 
 
@@ -99,7 +99,7 @@ class CatalogClient:
         except urllib.error.HTTPError as exc:
             reason = _reason(exc.code, exc.read())
             if optional and exc.code in (404, 405, 501):
-                raise CatalogUnavailable(subject, reason) from None
+                raise CatalogApiUnavailableError(subject, reason) from None
             raise CatalogError(subject, reason) from None
         except (urllib.error.URLError, OSError) as exc:
             why = getattr(exc, "reason", exc)

@@ -23,7 +23,7 @@ from deltaforensics.catalog.client import CatalogClient
 from deltaforensics.errors import CatalogError, UsageError
 
 URL_VARIABLE = "DELTAFORENSICS_UC_URL"
-TOKEN_VARIABLE = "DELTAFORENSICS_UC_TOKEN"
+TOKEN_VARIABLE = "DELTAFORENSICS_UC_TOKEN"  # noqa: S105 - a variable name, not a token
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

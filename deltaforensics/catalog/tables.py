@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from deltaforensics.catalog.client import CatalogClient, CatalogUnavailable
+from deltaforensics.catalog.client import CatalogApiUnavailableError, CatalogClient
 from deltaforensics.catalog.credentials import vended_storage_options
 from deltaforensics.catalog.names import SchemaName, TableName
 from deltaforensics.catalog.stores import RatifiedCommit, RatifiedCommitsStore, RefreshingStore
@@ -128,7 +128,7 @@ def _with_ratified(
     published = max(commits) if commits else -1
     try:
         answer = client.ratified_commits(str(info["table_id"]), location, published + 1, subject)
-    except CatalogUnavailable:
+    except CatalogApiUnavailableError:
         unseen = (
             f"{subject} is catalog-managed and this catalog offers no commits API: versions "
             f"after {published} that it has ratified are not in _delta_log yet and not seen here"

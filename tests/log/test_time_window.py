@@ -146,5 +146,5 @@ def test_windows_outside_the_retained_log_name_the_edge(tmp_path: Path) -> None:
     _set_mtimes(b.path, {v: b.time_of(v) for v in range(3)})
     with pytest.raises(TimeWindowError, match="before the earliest retained commit, version 0"):
         _window(b.path, None, b.time_of(0) - 1)
-    with pytest.raises(TimeWindowError, match="no commit since .* the newest, version 2"):
+    with pytest.raises(TimeWindowError, match=r"no commit since .* the newest, version 2"):
         _window(b.path, b.time_of(2) + 1, None)
