@@ -23,6 +23,10 @@ from deltaforensics.catalog.client import CatalogClient
 from deltaforensics.errors import CatalogError, UsageError
 
 URL_VARIABLE = "DELTAFORENSICS_UC_URL"
+NO_CATALOG = (
+    "no catalog to ask: set DATABRICKS_HOST (and a credential), a ~/.databrickscfg profile, "
+    "or --catalog-url / DELTAFORENSICS_UC_URL for an open-source server"
+)
 TOKEN_VARIABLE = "DELTAFORENSICS_UC_TOKEN"  # noqa: S105 - a variable name, not a token
 
 
@@ -75,17 +79,14 @@ def _databricks(subject: str, profile: str | None) -> CatalogConnection:
         )
         host = config.host
     except ValueError as exc:
-        raise CatalogError(subject, f"no Databricks workspace to ask: {_first_line(exc)}") from None
+        raise CatalogError(subject, f"{NO_CATALOG} (databricks-sdk: {_first_line(exc)})") from None
     if not host:
-        raise CatalogError(
-            subject,
-            "no catalog to ask: set DATABRICKS_HOST (and a credential), a ~/.databrickscfg "
-            f"profile, or --catalog-url / {URL_VARIABLE} for an open-source server",
-        )
+        raise CatalogError(subject, NO_CATALOG)
     headers: Callable[[], Mapping[str, str]] = config.authenticate
     secrets = tuple(s for s in (config.token, config.client_secret) if s)
     return CatalogConnection(client=CatalogClient(base_url=host, headers=headers), secrets=secrets)
 
 
 def _first_line(exc: BaseException) -> str:
-    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return first if len(first) <= 120 else first[:117] + "..."
