@@ -174,6 +174,7 @@ def test_an_existing_local_path_wins_over_a_catalog_name(
         capsys, "history", "main.sales.orders", "--catalog-url", uc.url, "--format", "json"
     )
     assert code == 0, err
+    assert json.loads(out)["table"] == str(tmp_path / "main.sales.orders")
     assert uc.requests == []
 
 
