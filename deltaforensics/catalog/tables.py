@@ -48,13 +48,26 @@ def open_catalog_table(
 ) -> CatalogTable:
     """The store of ``name``; ``on_secret`` learns every vended secret before it can be used
     (so that no message, even mid-open, can show it)."""
-    info = client.get_table(name.full_name)
-    location = checked_location(str(name), info)
+    return open_table_info(
+        str(name), client.get_table(name.full_name), client, given_options, on_secret=on_secret
+    )
+
+
+def open_table_info(
+    subject: str,
+    info: Mapping[str, Any],
+    client: CatalogClient,
+    given_options: Mapping[str, str],
+    *,
+    on_secret: Callable[[tuple[str, ...]], None] = lambda _: None,
+) -> CatalogTable:
+    """The store of the table ``info`` (a ``TableInfo``, e.g. from a schema's listing)."""
+    location = checked_location(subject, info)
     if _is_local(location):
         store: LogStore = FsspecLogStore.from_uri(location)
     else:
-        store = _vended_store(str(name), client, info, location, given_options, on_secret)
-    return _with_ratified(str(name), client, info, location, store)
+        store = _vended_store(subject, client, info, location, given_options, on_secret)
+    return _with_ratified(subject, client, info, location, store)
 
 
 def checked_location(subject: str, info: Mapping[str, Any]) -> str:
