@@ -142,11 +142,11 @@ def _with_ratified(
     try:
         answer = client.ratified_commits(str(info["table_id"]), location, published + 1, subject)
     except CatalogApiUnavailableError:
-        unseen = (
+        blind = (
             f"{subject} is catalog-managed and this catalog offers no commits API: versions "
             f"after {published} that it has ratified are not in _delta_log yet and not seen here"
         )
-        return CatalogTable(name=subject, location=location, store=store, unseen=unseen)
+        return CatalogTable(name=subject, location=location, store=store, unseen=blind)
     ratified = [
         RatifiedCommit(
             version=int(c["version"]),
@@ -158,11 +158,12 @@ def _with_ratified(
         if int(c.get("version", -1)) > published
     ]
     latest = answer.get("latest_table_version")
+    seen = max([published, *(c.version for c in ratified)])
     unseen = None
-    if isinstance(latest, int) and latest > max([published, *(c.version for c in ratified)]):
+    if isinstance(latest, int) and latest > seen:
         unseen = (
             f"the catalog's latest version of {subject} is {latest}, but it listed ratified "
-            f"commits only up to {max([published, *(c.version for c in ratified)])}"
+            f"commits only up to {seen}"
         )
     wrapped = RatifiedCommitsStore(store, ratified) if ratified else store
     return CatalogTable(

@@ -60,8 +60,8 @@ def snapshot(
     if at is not None:
         if version is not None:
             raise UsageError("give --version or --at, not both")
-        chosen = version_at(store, at)
-        version, window = chosen.to_version, chosen.window_dict()
+        at_version = version_at(store, at)
+        version, window = at_version.to_version, at_version.window_dict()
     chosen = chosen_engine(store, engine) or PolarsEngine(store, with_stats=False)
     with ProgressBar("reading the log", quiet=invocation.quiet) as progress:
         if not engine.uses_spark:
