@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from deltaforensics.cli import main
+from deltaforensics.report.validate import schema_errors
 from tests.catalog.standin import StandInCatalog
 from tests.support.builder import LogBuilder
 
@@ -71,6 +72,7 @@ def test_a_schema_of_20_tables_audited_incrementally_twice(
         if n not in ("main.sales.t03", "main.sales.t20")
     }
     assert set(others.values()) == {"unchanged"}, others
+    assert schema_errors(second, "audit") == []
     (schema,) = second["schemas"]  # type: ignore[misc]
     assert schema["new"] == ["main.sales.t20"]
     assert schema["disappeared"] == [{"name": "main.sales.t07", "state_kept": str(kept)}]

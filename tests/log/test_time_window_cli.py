@@ -13,6 +13,7 @@ from deltaforensics.cli import main
 from deltaforensics.cli.time_window import parse_moment
 from deltaforensics.errors import UsageError
 from deltaforensics.log.commit_times import iso_ms
+from deltaforensics.report.validate import schema_errors
 from tests.support.builder import LogBuilder
 
 HOUR = 3_600_000
@@ -50,6 +51,7 @@ def test_history_since_until_in_json_and_in_the_table(
     assert code == 0
     doc = json.loads(out)
     assert [c["version"] for c in doc["commits"]] == list(range(10, 21))
+    assert schema_errors(doc, "history") == []
     window = doc["time_window"]
     assert (window["first_version"], window["last_version"]) == (10, 20)
     assert window["clock"] == "file modification times"
@@ -67,6 +69,7 @@ def test_explain_and_whatif_take_a_window(
     code, out, _ = _run(capsys, "explain", str(table.path), "--since", since, "--format", "json")
     assert code == 0
     doc = json.loads(out)
+    assert schema_errors(doc, "explain") == []
     assert doc["time_window"]["first_version"] == 30
     assert doc["time_window"]["text"].startswith("versions 30..39 = ")
     code, out, _ = _run(
@@ -77,6 +80,7 @@ def test_explain_and_whatif_take_a_window(
         capsys, "whatif", str(table.path), "--isolation", "Serializable", "--until", since
     )
     assert code == 0
+    assert schema_errors(json.loads(out), "whatif") == []
     assert json.loads(out)["time_window"]["last_version"] == 29
 
 
@@ -88,6 +92,7 @@ def test_snapshot_at_is_the_version_active_then(
     code, out, _ = _run(capsys, "snapshot", str(table.path), "--at", at, "--format", "json")
     assert code == 0
     doc = json.loads(out)
+    assert schema_errors(doc, "snapshot") == []
     assert doc["version"] == 7
     assert doc["time_window"]["last_version"] == 7
     code, out, _ = _run(capsys, "snapshot", str(table.path), "--until", at)
