@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from deltaforensics.errors import TimeWindowError
-from deltaforensics.log.commit_times import Clock, window_versions
+from deltaforensics.log.commit_times import Clock, read_stamp, window_versions
 from deltaforensics.log.listing import list_log
 from deltaforensics.log.storage import FsspecLogStore, StoreWrapper
 from tests.support.builder import LogBuilder
@@ -148,3 +148,24 @@ def test_windows_outside_the_retained_log_name_the_edge(tmp_path: Path) -> None:
         _window(b.path, None, b.time_of(0) - 1)
     with pytest.raises(TimeWindowError, match=r"no commit since .* the newest, version 2"):
         _window(b.path, b.time_of(2) + 1, None)
+
+
+def test_a_log_written_by_deltalake_is_placed_by_its_file_times(tmp_path: Path) -> None:
+    import pyarrow as pa
+    from deltalake import write_deltalake
+
+    path = tmp_path / "dl"
+    for i in range(4):
+        write_deltalake(str(path), pa.table({"id": [i]}), mode="append")
+    base = 1_800_000_000_000
+    _set_mtimes(path, {v: base + v * 10 * MINUTE for v in range(4)})
+    store = FsspecLogStore.from_uri(str(path))
+    recorded = [read_stamp(store.read(f"{v:020d}.json")).commit_info_timestamp for v in range(4)]
+    assert all(r is not None and abs(r - base) > 3_600_000 for r in recorded)
+    # the commits were written now, so their commitInfo disagrees with the times set above
+    w = window_versions(store, list_log(store), since_ms=recorded[2], until_ms=None)
+    assert (w.first_version, w.clock) == (2, Clock.COMMIT_INFO)
+    # with times that agree with what deltalake recorded, the files' times are used
+    _set_mtimes(path, {v: (recorded[v] or 0) + 200 for v in range(4)})
+    w = window_versions(store, list_log(store), since_ms=None, until_ms=(recorded[1] or 0) + 200)
+    assert (w.last_version, w.clock) == (1, Clock.MODIFICATION)
