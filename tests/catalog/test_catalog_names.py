@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from deltaforensics.catalog.names import parse_schema_name, parse_table_name
-from deltaforensics.cli import main
 from tests.catalog.standin import StandInCatalog
+from tests.log.test_time_window_cli import run_cli, stamped_table
 from tests.support.builder import LogBuilder
 
 DAY = 86_400_000
@@ -24,20 +24,7 @@ TOKEN = "dapi0123456789abcdef-SECRET-TOKEN"
 def recent_table(path: Path, commits: int = 20) -> LogBuilder:
     """A table whose commits span the last ten days, files stamped at their commit times."""
     start = int(time.time() * 1000) - 10 * DAY
-    b = LogBuilder(path, partition_by=["date"], start_ms=start, step_seconds=43_200)
-    b.create(add=[b.file("date=A")])
-    for v in range(1, commits):
-        b.write(add=[b.file("date=A" if v % 2 else "date=B")])
-    for v in range(commits):
-        ns = b.time_of(v) * 1_000_000
-        os.utime(b.path / "_delta_log" / f"{v:020d}.json", ns=(ns, ns))
-    return b
-
-
-def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
+    return stamped_table(path, commits, step_seconds=43_200, start_ms=start)
 
 
 def test_names_parse_with_backquotes() -> None:
@@ -58,7 +45,7 @@ def test_explain_a_catalog_name_since_7d(
 ) -> None:
     b = recent_table(tmp_path / "orders")
     uc.register("main.sales.orders", b.path.as_uri())
-    code, out, err = _run(
+    code, out, err = run_cli(
         capsys, "explain", "main.sales.orders", "--since", "7d", "--catalog-url", uc.url,
         "--format", "json",
     )  # fmt: skip
@@ -85,7 +72,7 @@ def test_every_table_command_takes_a_catalog_name(
     uc.register("main.sales.orders", str(b.path))
     monkeypatch.setenv("DELTAFORENSICS_UC_URL", uc.url)
     extra = ["--isolation", "Serializable"] if command == "whatif" else ["--format", "json"]
-    code, out, err = _run(capsys, command, "main.sales.orders", *extra)
+    code, out, err = run_cli(capsys, command, "main.sales.orders", *extra)
     assert code == 0, err
     table = json.loads(out)["table"]
     assert (table if isinstance(table, str) else table["uri"]) == str(b.path)
@@ -113,7 +100,7 @@ def test_what_the_catalog_refuses_is_one_line_and_exit_3(
         uc.register("main.sales.orders", str(b.path), **kind)
     if setup.get("forbidden"):
         uc.forbidden.add("main.sales.orders")
-    code, out, err = _run(capsys, "explain", "main.sales.orders", "--catalog-url", uc.url)
+    code, out, err = run_cli(capsys, "explain", "main.sales.orders", "--catalog-url", uc.url)
     assert code == 3
     assert out == ""
     assert err.startswith(f"error: {expected}")
@@ -131,13 +118,13 @@ def test_databricks_auth_from_the_environment_and_profiles_never_shows_the_token
     uc.token = TOKEN
     monkeypatch.setenv("DATABRICKS_HOST", uc.url)
     monkeypatch.setenv("DATABRICKS_TOKEN", TOKEN)
-    code, out, err = _run(capsys, "--debug", "history", "main.sales.orders", "--format", "json")
+    code, out, err = run_cli(capsys, "--debug", "history", "main.sales.orders", "--format", "json")
     assert code == 0, err
     assert uc.requests[-1][2]["Authorization"] == f"Bearer {TOKEN}"
     assert TOKEN not in out + err
     # a wrong token: the catalog refuses, and the message names the table, not the token
     monkeypatch.setenv("DATABRICKS_TOKEN", "dapi-wrong-" + TOKEN)
-    code, out, err = _run(capsys, "--debug", "history", "main.sales.orders")
+    code, out, err = run_cli(capsys, "--debug", "history", "main.sales.orders")
     assert code == 3
     assert "main.sales.orders: not signed in to the catalog (401" in err
     assert TOKEN not in out + err
@@ -147,7 +134,7 @@ def test_databricks_auth_from_the_environment_and_profiles_never_shows_the_token
     config = Path(os.environ["DATABRICKS_CONFIG_FILE"])
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text(f"[ci]\nhost = {uc.url}\ntoken = {TOKEN}\n")
-    code, out, err = _run(
+    code, out, err = run_cli(
         capsys, "--debug", "history", "main.sales.orders", "--catalog-profile", "ci"
     )
     assert code == 0, err
@@ -157,7 +144,7 @@ def test_databricks_auth_from_the_environment_and_profiles_never_shows_the_token
 def test_without_any_catalog_configured_the_name_says_what_to_set(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    code, _, err = _run(capsys, "explain", "main.sales.orders")
+    code, _, err = run_cli(capsys, "explain", "main.sales.orders")
     assert code == 3
     assert err.startswith("error: main.sales.orders: no catalog to ask: set DATABRICKS_HOST")
 
@@ -170,7 +157,7 @@ def test_an_existing_local_path_wins_over_a_catalog_name(
 ) -> None:
     recent_table(tmp_path / "main.sales.orders", commits=2)
     monkeypatch.chdir(tmp_path)
-    code, out, err = _run(
+    code, out, err = run_cli(
         capsys, "history", "main.sales.orders", "--catalog-url", uc.url, "--format", "json"
     )
     assert code == 0, err
@@ -209,7 +196,7 @@ def test_a_catalog_managed_table_reads_ratified_commits_from_the_commits_api(
         properties={"delta.feature.catalogManaged": "supported"},
     )
     uc.commits = {info["table_id"]: [ratified]}
-    code, out, err = _run(
+    code, out, err = run_cli(
         capsys, "history", "main.sales.orders", "--catalog-url", uc.url, "--format", "json"
     )
     assert code == 0, err
@@ -227,7 +214,7 @@ def test_without_a_commits_api_explain_says_which_versions_it_cannot_see(
         table_type="MANAGED",
         properties={"delta.feature.catalogOwned-preview": "supported"},
     )
-    code, out, err = _run(
+    code, out, err = run_cli(
         capsys, "explain", "main.sales.orders", "--catalog-url", uc.url, "--format", "json"
     )
     assert code == 0, err

@@ -19,25 +19,34 @@ from tests.support.builder import LogBuilder
 HOUR = 3_600_000
 
 
-@pytest.fixture(scope="module")
-def table(tmp_path_factory: pytest.TempPathFactory) -> LogBuilder:
-    """40 commits two hours apart, files stamped at their commit times."""
-    b = LogBuilder(
-        tmp_path_factory.mktemp("tw") / "orders", partition_by=["date"], step_seconds=7200
-    )
+def stamped_table(
+    path: Path, commits: int, *, step_seconds: float, start_ms: int | None = None, late_ms: int = 0
+) -> LogBuilder:
+    """A real log of ``commits`` appends, each commit file's modification time set to its
+    commit time plus ``late_ms`` (the file lands just after the writer's clock read)."""
+    extra = {} if start_ms is None else {"start_ms": start_ms}
+    b = LogBuilder(path, partition_by=["date"], step_seconds=step_seconds, **extra)
     b.create(add=[b.file("date=A")])
-    for v in range(1, 40):
+    for v in range(1, commits):
         b.write(add=[b.file("date=A" if v % 2 else "date=B")])
-    for v in range(40):
-        ns = (b.time_of(v) + 1500) * 1_000_000
+    for v in range(commits):
+        ns = (b.time_of(v) + late_ms) * 1_000_000
         os.utime(b.path / "_delta_log" / f"{v:020d}.json", ns=(ns, ns))
     return b
 
 
-def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     code = main(list(args))
     out, err = capsys.readouterr()
     return code, out, err
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory: pytest.TempPathFactory) -> LogBuilder:
+    """40 commits two hours apart."""
+    return stamped_table(
+        tmp_path_factory.mktemp("tw") / "orders", 40, step_seconds=7200, late_ms=1500
+    )
 
 
 def test_history_since_until_in_json_and_in_the_table(
@@ -45,7 +54,7 @@ def test_history_since_until_in_json_and_in_the_table(
 ) -> None:
     since, until = iso_ms(table.time_of(10) + 1500), iso_ms(table.time_of(20) + 1500)
     assert since is not None and until is not None
-    code, out, _ = _run(
+    code, out, _ = run_cli(
         capsys, "history", str(table.path), "--since", since, "--until", until, "--format", "json"
     )
     assert code == 0
@@ -56,7 +65,7 @@ def test_history_since_until_in_json_and_in_the_table(
     assert (window["first_version"], window["last_version"]) == (10, 20)
     assert window["clock"] == "file modification times"
     assert window["since"] == since
-    code, out, _ = _run(capsys, "history", str(table.path), "--since", since.removesuffix("Z"))
+    code, out, _ = run_cli(capsys, "history", str(table.path), "--since", since.removesuffix("Z"))
     assert out.splitlines()[0].startswith("versions 10..")
     assert out.splitlines()[0].endswith(".. now (file modification times)")
 
@@ -66,17 +75,17 @@ def test_explain_and_whatif_take_a_window(
 ) -> None:
     since = iso_ms(table.time_of(30))
     assert since is not None
-    code, out, _ = _run(capsys, "explain", str(table.path), "--since", since, "--format", "json")
+    code, out, _ = run_cli(capsys, "explain", str(table.path), "--since", since, "--format", "json")
     assert code == 0
     doc = json.loads(out)
     assert schema_errors(doc, "explain") == []
     assert doc["time_window"]["first_version"] == 30
     assert doc["time_window"]["text"].startswith("versions 30..39 = ")
-    code, out, _ = _run(
+    code, out, _ = run_cli(
         capsys, "explain", str(table.path), "--since", since, "--format", "markdown"
     )
     assert "versions 30..39 = " in out
-    code, out, _ = _run(
+    code, out, _ = run_cli(
         capsys, "whatif", str(table.path), "--isolation", "Serializable", "--until", since
     )
     assert code == 0
@@ -89,13 +98,13 @@ def test_snapshot_at_is_the_version_active_then(
 ) -> None:
     at = iso_ms(table.time_of(7) + HOUR)  # between v7 and v8
     assert at is not None
-    code, out, _ = _run(capsys, "snapshot", str(table.path), "--at", at, "--format", "json")
+    code, out, _ = run_cli(capsys, "snapshot", str(table.path), "--at", at, "--format", "json")
     assert code == 0
     doc = json.loads(out)
     assert schema_errors(doc, "snapshot") == []
     assert doc["version"] == 7
     assert doc["time_window"]["last_version"] == 7
-    code, out, _ = _run(capsys, "snapshot", str(table.path), "--until", at)
+    code, out, _ = run_cli(capsys, "snapshot", str(table.path), "--until", at)
     assert "versions 0..7" in out.splitlines()[1]
 
 
@@ -108,7 +117,7 @@ def test_an_error_text_without_a_version_narrows_the_window_to_its_time(
         f"{logged} ERROR deltalake.exceptions.CommitFailedError: Failed to commit "
         "transaction: Commit failed: a concurrent transactions added new data.\n"
     )
-    code, out, _ = _run(
+    code, out, _ = run_cli(
         capsys, "explain", str(table.path), "--error", str(error), "--format", "json"
     )
     assert code == 0
@@ -121,10 +130,12 @@ def test_an_error_text_without_a_version_narrows_the_window_to_its_time(
 def test_versions_and_times_together_are_a_usage_error(
     capsys: pytest.CaptureFixture[str], table: LogBuilder
 ) -> None:
-    code, _, err = _run(capsys, "history", str(table.path), "--since", "2d", "--from-version", "3")
+    code, _, err = run_cli(
+        capsys, "history", str(table.path), "--since", "2d", "--from-version", "3"
+    )
     assert code == 2
     assert "not both" in err
-    code, _, err = _run(capsys, "history", str(table.path), "--since", "yesterday")
+    code, _, err = run_cli(capsys, "history", str(table.path), "--since", "yesterday")
     assert code == 2
     assert "--since 'yesterday'" in err
 
@@ -132,7 +143,7 @@ def test_versions_and_times_together_are_a_usage_error(
 def test_a_window_before_the_log_exits_3_naming_the_earliest_commit(
     capsys: pytest.CaptureFixture[str], table: LogBuilder
 ) -> None:
-    code, _, err = _run(capsys, "explain", str(table.path), "--until", "2001-01-01")
+    code, _, err = run_cli(capsys, "explain", str(table.path), "--until", "2001-01-01")
     assert code == 3
     assert "before the earliest retained commit, version 0" in err
     assert len(err.strip().splitlines()) == 1
