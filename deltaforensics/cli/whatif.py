@@ -80,7 +80,7 @@ def whatif(
     specs = attempt_specs(attempts)
     texts = error_texts(attempts)
     store = open_table(table, storage, invocation, catalog)
-    versions = chosen_versions(store, window, from_version=None, to_version=None)
+    versions = chosen_versions(store, window, from_version=None, to_version=None, error_texts=texts)
     analysis = analyze(
         store,
         from_version=versions.from_version,

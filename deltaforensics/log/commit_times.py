@@ -40,6 +40,7 @@ ENABLEMENT_VERSION = "delta.inCommitTimestampEnablementVersion"
 # Further apart than this, the file's time is a copy's, not the commit's.
 MODIFICATION_TOLERANCE_MS = 60 * 60 * 1000
 BACKWARDS_TOLERANCE_MS = 60 * 1000  # one storage clock never runs backwards by a minute
+TEXT_WIDTH = 80
 
 
 class Clock(StrEnum):
@@ -108,15 +109,19 @@ class VersionWindow:
     narrowed_by: str | None = None  # "--error" when an error text's time chose the window
 
     def describe(self) -> str:
-        """``versions 812..1040 = 2026-11-18 06:00 .. now (file modification times)``."""
+        """``versions 812..1040 = 2026-11-18 06:00 .. now (file modification times)``; the
+        clock, a note on it and the narrowing go on lines of their own past 80 columns."""
         since = "the first retained commit" if self.since_ms is None else minute(self.since_ms)
         until = "now" if self.until_ms is None else minute(self.until_ms)
-        text = f"versions {self.first_version}..{self.last_version} = {since} .. {until}"
-        text += f" ({self.clock}"
-        text += f"; {self.clock_note})" if self.clock_note else ")"
+        head = f"versions {self.first_version}..{self.last_version} = {since} .. {until}"
+        lines = [f"{head} ({self.clock})"]
+        if len(lines[0]) > TEXT_WIDTH:
+            lines = [head, f"  ({self.clock})"]
+        if self.clock_note:
+            lines.append(f"  {self.clock_note}")
         if self.narrowed_by:
-            text += f", narrowed to the time of {self.narrowed_by}"
-        return text
+            lines.append(f"  narrowed to the time of {self.narrowed_by}")
+        return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
         return {
