@@ -97,8 +97,10 @@ def audit(
         from deltaforensics.engines.spark_engine import spark_session  # noqa: PLC0415
 
         spark = spark_session(engine.spark_master, conf)
+        # catalog tables are read with vended credentials on the driver, by run_audit
+        by_path = replace(cfg, tables=tuple(t for t in cfg.tables if t.opener is None))
         outcomes = spark_outcomes(
-            cfg, spark=spark, state_dir=state_dir, fail_on=chosen, settings=settings
+            by_path, spark=spark, state_dir=state_dir, fail_on=chosen, settings=settings
         )
     with ProgressBar("auditing", quiet=invocation.quiet) as progress:
         summary = run_audit(
