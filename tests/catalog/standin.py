@@ -14,6 +14,8 @@ spec's request and response shapes and Databricks-style errors (``error_code``, 
   → ``TemporaryCredentials`` (``azure_user_delegation_sas.sas_token``, ``expiration_time``)
 - ``GET  /api/2.1/unity-catalog/delta/preview/commits`` (a GET with a JSON body)
   → ``DeltaGetCommitsResponse``; switched off, it answers 501 as a server without it would.
+- ``GET  /.well-known/databricks-config``, which a Databricks workspace serves and
+  databricks-sdk asks for when it is pointed at one (``DATABRICKS_HOST``).
 
 The tables are real Delta logs (local folders, or Azurite containers for the SAS leg) and the
 SAS it vends is a real one, made with azure-storage-blob's SAS helper for Azurite's account.
@@ -104,6 +106,9 @@ def _handler(catalog: StandInCatalog) -> type[BaseHTTPRequestHandler]:
         def _serve(self, method: str) -> None:
             parts = urlsplit(self.path)
             catalog.requests.append((method, parts.path, dict(self.headers)))
+            if parts.path == "/.well-known/databricks-config":  # what a workspace serves the SDK
+                self._send(200, {"workspace_id": "1234567890123456"})
+                return
             if not parts.path.startswith(PREFIX):
                 self._error(404, "ENDPOINT_NOT_FOUND", f"no API at {parts.path}")
                 return

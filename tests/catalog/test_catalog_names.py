@@ -120,6 +120,7 @@ def test_databricks_auth_from_the_environment_and_profiles_never_shows_the_token
     monkeypatch.setenv("DATABRICKS_TOKEN", TOKEN)
     code, out, err = run_cli(capsys, "--debug", "history", "main.sales.orders", "--format", "json")
     assert code == 0, err
+    assert err == ""
     assert uc.requests[-1][2]["Authorization"] == f"Bearer {TOKEN}"
     assert TOKEN not in out + err
     # a wrong token: the catalog refuses, and the message names the table, not the token
