@@ -104,6 +104,7 @@ def explain(
             attempts=specs,
             engine=chosen_engine(store, engine),
             recommendations=recommendations,
+            window_from=versions.window_from,
         )
     doc = redacted(
         explain_document(analysis), redact, (t.commit_info for t in analysis.transactions)

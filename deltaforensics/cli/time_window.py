@@ -43,6 +43,12 @@ class ChosenVersions:
     to_version: int | None
     window: Any = None  # a log.commit_times.VersionWindow
 
+    @property
+    def window_from(self) -> int | None:
+        """Where a time window starts: the analysis then reads from a checkpoint shortly
+        before it instead of the whole log (``--from-version`` keeps the whole log)."""
+        return self.from_version if self.window is not None else None
+
     def window_dict(self) -> dict[str, Any] | None:
         return None if self.window is None else self.window.to_dict()
 

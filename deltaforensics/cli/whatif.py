@@ -89,6 +89,7 @@ def whatif(
         error_texts=texts,
         attempts=specs,
         recommendations=False,
+        window_from=versions.window_from,
     )
     doc = redacted(
         whatif_document(analysis, Scenario.of(*changes), attempts=observed_attempts(analysis)),

@@ -169,3 +169,28 @@ def test_a_log_written_by_deltalake_is_placed_by_its_file_times(tmp_path: Path) 
     _set_mtimes(path, {v: (recorded[v] or 0) + 200 for v in range(4)})
     w = window_versions(store, list_log(store), since_ms=None, until_ms=(recorded[1] or 0) + 200)
     assert (w.last_version, w.clock) == (1, Clock.MODIFICATION)
+
+
+def test_explaining_a_window_at_the_end_reads_from_a_checkpoint_shortly_before_it(
+    tmp_path: Path,
+) -> None:
+    from deltaforensics.analysis import WINDOW_LOOKBACK, analyze
+
+    b = LogBuilder(tmp_path / "t", partition_by=["date"], checkpoint_interval=50)
+    b.create(add=[b.file("date=A")])
+    for v in range(1, 700):
+        # every tenth commit races its predecessor (read two versions back)
+        b.write(add=[b.file("date=A")], read_version=v - 2 if v % 10 == 0 else v - 1)
+    windowed = CountingStore(FsspecLogStore.from_uri(str(b.path)))
+    part = analyze(windowed, from_version=650, window_from=650, recommendations=False)
+    whole = analyze(
+        CountingStore(FsspecLogStore.from_uri(str(b.path))), from_version=650, recommendations=False
+    )
+    commits_read = [n for n in windowed.reads if n.endswith(".json") and "checkpoint" not in n]
+    # from the checkpoint at 350 (650 - 1 - 250 = 399 -> the newest at or below is 350)
+    assert WINDOW_LOOKBACK == 250
+    assert len(commits_read) == 699 - 350
+    assert [(r.version, r.verdict.raised, r.missing_winners) for r in part.races] == [
+        (r.version, r.verdict.raised, r.missing_winners) for r in whole.races
+    ]
+    assert [r.version for r in part.races] == list(range(650, 700, 10))
