@@ -46,7 +46,7 @@ class ExplainFormat(StrEnum):
 TableArg = Annotated[
     str,
     typer.Argument(
-        help="Table path, its _delta_log folder, or a URL (file://, abfss://, az://, …)."
+        help="Table path, its _delta_log folder, a URL (file://, abfss://, az://, …), or a Unity Catalog name catalog.schema.table."
     ),
 ]
 TableFormatOpt = Annotated[TableFormat, typer.Option("--format", help="table or json.")]
