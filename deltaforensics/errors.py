@@ -58,3 +58,16 @@ class UnsupportedFeatureError(DeltaForensicsError):
 
 class UsageError(DeltaForensicsError):
     """Bad arguments that typer could not catch (exit code 2)."""
+
+
+class TimeWindowError(DeltaForensicsError):
+    """``--since``/``--until`` name no retained commit (before the earliest, after the newest)."""
+
+
+class CatalogError(DeltaForensicsError):
+    """A catalog name could not be resolved: unknown table, no privilege, a view, not Delta."""
+
+    def __init__(self, table: str, reason: str) -> None:
+        super().__init__(f"{table}: {reason}")
+        self.table = table
+        self.reason = reason

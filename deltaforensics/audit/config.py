@@ -19,6 +19,16 @@ A TOML file, paths in it relative to the file itself::
     storage = "lake"                # optional: a [storage.NAME] section
     profile = "databricks-14.3"     # optional: overrides the default
 
+    [catalog]                       # optional: where Unity Catalog names are looked up
+    url = "http://uc.internal:8080" # an open-source server; or profile = "DEFAULT" (Databricks)
+
+    [[tables]]
+    uri = "main.sales.orders"       # a Unity Catalog name (not an existing local path)
+
+    [[tables]]
+    schema = "main.sales"           # every Delta table of a schema, found anew each run
+    match = "orders_*"              # optional glob on the table names (default "*")
+
 Every mistake is a :class:`UsageError` naming the file and the key.
 """
 
@@ -26,7 +36,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,8 +45,19 @@ from deltaforensics.errors import UsageError
 from deltaforensics.report.gates import FAIL_ON_CHOICES
 
 NAME_SHAPE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
-_TOP_KEYS = {"output", "state", "profile", "fail_on", "recommendations", "storage", "tables"}
+_TOP_KEYS = {
+    "output",
+    "state",
+    "profile",
+    "fail_on",
+    "recommendations",
+    "storage",
+    "tables",
+    "catalog",
+}
 _TABLE_KEYS = {"name", "uri", "storage", "profile"}
+_SCHEMA_KEYS = {"schema", "match", "storage", "profile"}
+_CATALOG_KEYS = {"url", "profile"}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -47,6 +68,26 @@ class TableSpec:
     uri: str
     profile: str | None = None
     storage_options: Mapping[str, str] = field(default_factory=dict, repr=False)
+    # how a catalog table is opened (audit.catalog_tables); None: ``uri`` is a path or URL
+    opener: Callable[[], Any] | None = field(default=None, repr=False, compare=False)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SchemaSpec:
+    """Every Delta table of a Unity Catalog schema whose name matches ``match``."""
+
+    schema: str
+    match: str = "*"
+    profile: str | None = None
+    storage_options: Mapping[str, str] = field(default_factory=dict, repr=False)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CatalogSettings:
+    """``[catalog]``: an open-source server's ``url`` or a Databricks ``profile``."""
+
+    url: str | None = None
+    profile: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -57,6 +98,8 @@ class AuditConfig:
     state: Path | None = None
     fail_on: tuple[str, ...] = ()
     recommendations: bool = True
+    schemas: tuple[SchemaSpec, ...] = ()
+    catalog: CatalogSettings = CatalogSettings()
 
 
 def load_config(path: Path, environ: Mapping[str, str]) -> AuditConfig:
@@ -86,13 +129,19 @@ def parse_config(text: str, *, source: str, base: Path, environ: Mapping[str, st
     storage = _storage_sets(doc.get("storage", {}), source, base, environ)
     raw_tables = doc.get("tables")
     if not isinstance(raw_tables, list) or not raw_tables:
-        raise UsageError(f"{source}: no tables: add at least one [[tables]] section with a uri")
+        raise UsageError(
+            f"{source}: no tables: add at least one [[tables]] section with a uri or a schema"
+        )
     tables: list[TableSpec] = []
+    schemas: list[SchemaSpec] = []
     seen: dict[str, int] = {}
     for index, raw in enumerate(raw_tables, start=1):
         where = f"tables[{index}]"
         if not isinstance(raw, dict):
             raise UsageError(f"{source}: {where} must be a table ([[tables]])")
+        if "schema" in raw:
+            schemas.append(_schema_spec(raw, where, source, storage, default_profile))
+            continue
         _no_unknown(raw, _TABLE_KEYS, source, where + ".")
         uri = raw.get("uri")
         if not isinstance(uri, str) or not uri.strip():
@@ -115,7 +164,7 @@ def parse_config(text: str, *, source: str, base: Path, environ: Mapping[str, st
             raise UsageError(
                 f"{source}: {where}.storage {storage_name!r} is not a [storage.NAME] section ({known})"
             )
-        if not _is_url(uri) and not Path(uri).is_absolute():
+        if not _is_url(uri) and not Path(uri).is_absolute() and not _is_catalog_name(uri, base):
             uri = str((base / uri).resolve())
         tables.append(
             TableSpec(
@@ -135,7 +184,62 @@ def parse_config(text: str, *, source: str, base: Path, environ: Mapping[str, st
         state=state,
         fail_on=fail_on,
         recommendations=recommendations,
+        schemas=tuple(schemas),
+        catalog=_catalog_settings(doc.get("catalog", {}), source),
     )
+
+
+def _schema_spec(
+    raw: Mapping[str, Any],
+    where: str,
+    source: str,
+    storage: Mapping[str, dict[str, str]],
+    default_profile: str | None,
+) -> SchemaSpec:
+    """A ``[[tables]]`` entry naming a schema instead of one table."""
+    from deltaforensics.catalog.names import parse_schema_name  # noqa: PLC0415
+
+    _no_unknown(raw, _SCHEMA_KEYS, source, where + ".")
+    schema = _optional_str(raw, "schema", source, where + ".")
+    if schema is None or parse_schema_name(schema) is None:
+        raise UsageError(f"{source}: {where}.schema must be a catalog.schema name like main.sales")
+    match = _optional_str(raw, "match", source, where + ".") or "*"
+    storage_name = _optional_str(raw, "storage", source, where + ".")
+    if storage_name is not None and storage_name not in storage:
+        raise UsageError(
+            f"{source}: {where}.storage {storage_name!r} is not a [storage.NAME] section"
+        )
+    profile = _optional_str(raw, "profile", source, where + ".")
+    return SchemaSpec(
+        schema=schema,
+        match=match,
+        profile=_profile(profile, where + ".profile", source) or default_profile,
+        storage_options=storage.get(storage_name, {}) if storage_name else {},
+    )
+
+
+def _catalog_settings(value: Any, source: str) -> CatalogSettings:
+    if not isinstance(value, dict):
+        raise UsageError(f"{source}: catalog must be a [catalog] section")
+    _no_unknown(value, _CATALOG_KEYS, source, "catalog.")
+    url = _optional_str(value, "url", source, "catalog.")
+    profile = _optional_str(value, "profile", source, "catalog.")
+    if url and profile:
+        raise UsageError(f"{source}: catalog: give url or profile, not both")
+    return CatalogSettings(url=url, profile=profile)
+
+
+def is_catalog_table(spec: TableSpec) -> bool:
+    """Does ``spec.uri`` name a Unity Catalog table (not a path or URL)?"""
+    return _is_catalog_name(spec.uri, None)
+
+
+def _is_catalog_name(uri: str, base: Path | None) -> bool:
+    from deltaforensics.catalog.names import parse_table_name  # noqa: PLC0415
+
+    if _is_url(uri) or Path(uri).is_absolute() or parse_table_name(uri) is None:
+        return False
+    return base is None or not (base / uri).exists()
 
 
 def default_name(uri: str) -> str:

@@ -21,7 +21,7 @@ import json
 import time
 import traceback
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -104,11 +104,14 @@ def run_audit(
     engine: str = "polars",
     outcomes: Mapping[str, TableOutcome | Exception] | None = None,
     jobs: int = 4,
+    schemas: Sequence[Mapping[str, Any]] = (),
 ) -> dict[str, Any]:
     """Audit every table and write the outputs; returns the summary (also in summary.json).
 
     ``outcomes`` lets another engine hand over tables it has already analysed (the Spark
     engine does); the rest are read here, ``jobs`` tables at a time, and analysed in order.
+    ``schemas``: what :func:`~deltaforensics.audit.catalog_tables.resolve_catalog_tables`
+    found, for the summary.
     """
     settings = replace(settings or AuditSettings(), fail_on=fail_on)
     started = _now()
@@ -129,6 +132,8 @@ def run_audit(
     if progress is not None:
         progress(total, total, "done")
     summary = _summary(config, entries, started, state_dir, fail_on, engine)
+    if schemas:
+        summary["schemas"] = [dict(s) for s in schemas]
     if settings.redact is not None:  # failure messages can name people's paths
         summary = settings.redact(summary)
     _write_text(out / "summary.json", json.dumps(summary, indent=2) + "\n")
@@ -153,7 +158,10 @@ def _read_ahead(
 
 
 def _read(spec: TableSpec, state_dir: Path | None) -> tuple[TableSpec, TableRead]:
-    store = FsspecLogStore.from_uri(spec.uri, spec.storage_options)
+    if spec.opener is not None:  # a Unity Catalog table (audit.catalog_tables)
+        store = spec.opener()
+    else:
+        store = FsspecLogStore.from_uri(spec.uri, spec.storage_options)
     spec = replace(spec, uri=store.uri)
     return spec, read_table(spec, store, state_dir)
 

@@ -26,7 +26,8 @@ def read_error_text(name: str) -> tuple[str, str]:
         raise UsageError(f"--error {name}: {exc.strerror or exc}") from None
 
 
-def parse_time_ms(text: str) -> int:
+def parse_time_ms(text: str, option: str = "--started-at") -> int:
+    """ISO-8601 (no zone: UTC) or epoch milliseconds, as ms since the epoch."""
     from datetime import UTC, datetime  # noqa: PLC0415
 
     stripped = text.strip()
@@ -35,7 +36,7 @@ def parse_time_ms(text: str) -> int:
     try:
         moment = datetime.fromisoformat(stripped.replace("Z", "+00:00"))
     except ValueError:
-        raise UsageError(f"--started-at {text!r}: not ISO-8601 or epoch milliseconds") from None
+        raise UsageError(f"{option} {text!r}: not ISO-8601 or epoch milliseconds") from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     return int(moment.timestamp() * 1000)

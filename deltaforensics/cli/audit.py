@@ -77,6 +77,10 @@ def audit(
     cfg = load_config(config, os.environ)
     if output is not None:
         cfg = replace(cfg, output=output.resolve())
+    state_dir = state.resolve() if state is not None else cfg.state
+    from deltaforensics.audit.catalog_tables import resolve_catalog_tables  # noqa: PLC0415
+
+    cfg, schemas = resolve_catalog_tables(cfg, state_dir, os.environ)
     invocation.secrets = tuple(
         sorted({v for t in cfg.tables for v in secrets_of(t.storage_options)})
     )
@@ -86,7 +90,6 @@ def audit(
         recommendations=cfg.recommendations if recommendations is None else recommendations,
         redact=document_redactor() if redact else None,
     )
-    state_dir = state.resolve() if state is not None else cfg.state
     outcomes = None
     if engine.uses_spark:
         conf = spark_settings(engine.spark_conf)
@@ -94,8 +97,10 @@ def audit(
         from deltaforensics.engines.spark_engine import spark_session  # noqa: PLC0415
 
         spark = spark_session(engine.spark_master, conf)
+        # catalog tables are read with vended credentials on the driver, by run_audit
+        by_path = replace(cfg, tables=tuple(t for t in cfg.tables if t.opener is None))
         outcomes = spark_outcomes(
-            cfg, spark=spark, state_dir=state_dir, fail_on=chosen, settings=settings
+            by_path, spark=spark, state_dir=state_dir, fail_on=chosen, settings=settings
         )
     with ProgressBar("auditing", quiet=invocation.quiet) as progress:
         summary = run_audit(
@@ -107,6 +112,7 @@ def audit(
             engine=(engine.engine or EngineName.polars).value,
             outcomes=outcomes,
             jobs=jobs,
+            schemas=schemas,
         )
     if output_format is TableFormat.json:
         emit_json(summary)

@@ -13,17 +13,20 @@ from deltaforensics.cli.engine_choice import chosen_engine
 from deltaforensics.cli.invocation import invocation_of
 from deltaforensics.cli.options import (
     AttemptOptions,
+    CatalogAccess,
     EngineChoice,
     ExplainFormat,
     FailOn,
     RedactOpt,
     StorageAccess,
     TableArg,
+    TimeWindow,
 )
 from deltaforensics.cli.output import failing_findings, write_report
 from deltaforensics.cli.progress import ProgressBar, reporting
 from deltaforensics.cli.redaction import redacted
-from deltaforensics.cli.storage import open_table
+from deltaforensics.cli.storage import catalog_diagnostics, open_table
+from deltaforensics.cli.time_window import chosen_versions
 from deltaforensics.errors import UsageError
 
 
@@ -60,6 +63,8 @@ def explain(
     attempts: AttemptOptions,
     engine: EngineChoice,
     storage: StorageAccess,
+    window: TimeWindow,
+    catalog: CatalogAccess,
     redact: RedactOpt = False,
     recommendations: Annotated[
         bool,
@@ -89,22 +94,29 @@ def explain(
             raise UsageError(str(exc)) from None
     specs = attempt_specs(attempts)
     texts = error_texts(attempts)
-    store = open_table(table, storage, invocation)
+    store = open_table(table, storage, invocation, catalog)
+    versions = chosen_versions(
+        store, window, from_version=from_version, to_version=to_version, error_texts=texts
+    )
     with ProgressBar("reading the log", quiet=invocation.quiet) as progress:
         analysis = analyze(
             reporting(store, progress),
-            from_version=from_version,
-            to_version=to_version,
+            from_version=versions.from_version,
+            to_version=versions.to_version,
             profile_name=profile,
             error_texts=texts,
             attempts=specs,
             engine=chosen_engine(store, engine),
             recommendations=recommendations,
             all_recommendations=show_all,
+            window_from=versions.window_from,
         )
     doc = redacted(
         explain_document(analysis), redact, (t.commit_info for t in analysis.transactions)
     )
+    if versions.window is not None:
+        doc["time_window"] = versions.window_dict()
+    doc["diagnostics"] = [*doc["diagnostics"], *catalog_diagnostics(invocation)]
     invocation.keep(analysis)
     fmt = output_format or (
         ExplainFormat.rich if sys.stdout.isatty() and output is None else ExplainFormat.json

@@ -9,17 +9,20 @@ import typer
 from deltaforensics.cli.engine_choice import chosen_engine
 from deltaforensics.cli.invocation import table_command_invocation
 from deltaforensics.cli.options import (
+    CatalogAccess,
     EngineChoice,
     RedactOpt,
     StorageAccess,
     TableArg,
     TableFormat,
     TableFormatOpt,
+    TimeWindow,
 )
 from deltaforensics.cli.output import emit_table_or_json
 from deltaforensics.cli.progress import ProgressBar, reporting
 from deltaforensics.cli.redaction import redacted
 from deltaforensics.cli.storage import open_table
+from deltaforensics.cli.time_window import chosen_versions
 from deltaforensics.errors import UsageError
 
 
@@ -36,6 +39,8 @@ def history(
     *,
     engine: EngineChoice,
     storage: StorageAccess,
+    window: TimeWindow,
+    catalog: CatalogAccess,
     redact: RedactOpt = False,
 ) -> None:
     """One row per commit: operation, parameters, readVersion, isolation level, writer, files."""
@@ -46,7 +51,9 @@ def history(
 
     if from_version is not None and to_version is not None and from_version > to_version:
         raise UsageError("--from-version must not be greater than --to-version")
-    store = open_table(table, storage, invocation)
+    store = open_table(table, storage, invocation, catalog)
+    versions = chosen_versions(store, window, from_version=from_version, to_version=to_version)
+    from_version, to_version = versions.from_version, versions.to_version
     chosen = chosen_engine(store, engine)
     with ProgressBar("reading the log", quiet=invocation.quiet) as progress:
         _, commits, diagnostics = load_commits(
@@ -56,4 +63,6 @@ def history(
             engine=chosen,
         )
     doc = redacted(history_document(store.uri, commits, diagnostics), redact)
+    if versions.window is not None:
+        doc["time_window"] = versions.window_dict()
     emit_table_or_json(doc, output_format, history_text, quiet=invocation.quiet)

@@ -25,6 +25,7 @@ class Invocation:
     quiet: bool = False
     redact: bool = False
     secrets: tuple[str, ...] = ()
+    catalog_notes: tuple[str, ...] = ()  # what a catalog table's catalog could not show
     ending: bool = False  # the process ends with this command (:func:`entry`)
     kept: list[Any] = field(default_factory=list)
 

@@ -46,7 +46,7 @@ class ExplainFormat(StrEnum):
 TableArg = Annotated[
     str,
     typer.Argument(
-        help="Table path, its _delta_log folder, or a URL (file://, abfss://, az://, …)."
+        help="Table path, its _delta_log folder, a URL (file://, abfss://, az://, …), or a Unity Catalog name catalog.schema.table."
     ),
 ]
 TableFormatOpt = Annotated[TableFormat, typer.Option("--format", help="table or json.")]
@@ -181,5 +181,55 @@ class AttemptOptions:
         str | None,
         typer.Option(
             "--partition-overwrite-mode", help="dynamic marks an INSERT OVERWRITE as dynamic."
+        ),
+    ] = None
+
+
+# -- issue #22: time windows and catalog names (kept together) ---------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TimeWindow:
+    """``--since`` and ``--until``: a window of commit times instead of version numbers."""
+
+    since: Annotated[
+        str | None,
+        typer.Option(
+            "--since",
+            help="Commits from this time on: ISO-8601 (no zone: UTC), epoch ms, or 7d / 36h / 90m ago.",
+        ),
+    ] = None
+    until: Annotated[
+        str | None,
+        typer.Option(
+            "--until",
+            help="Commits up to this time (the version active then), in the same forms as --since.",
+        ),
+    ] = None
+
+    @property
+    def given(self) -> bool:
+        return self.since is not None or self.until is not None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CatalogAccess:
+    """How a Unity Catalog name (``catalog.schema.table``) is resolved."""
+
+    catalog_url: Annotated[
+        str | None,
+        typer.Option(
+            "--catalog-url",
+            envvar="DELTAFORENSICS_UC_URL",
+            help="An open-source Unity Catalog server's base URL (default: the Databricks workspace of DATABRICKS_HOST or a profile).",
+            rich_help_panel="Unity Catalog",
+        ),
+    ] = None
+    catalog_profile: Annotated[
+        str | None,
+        typer.Option(
+            "--catalog-profile",
+            help="The ~/.databrickscfg profile for Unity Catalog names (Databricks auth).",
+            rich_help_panel="Unity Catalog",
         ),
     ] = None

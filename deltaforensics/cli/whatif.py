@@ -10,14 +10,17 @@ from deltaforensics.cli.attempt_specs import attempt_specs, error_texts
 from deltaforensics.cli.invocation import invocation_of
 from deltaforensics.cli.options import (
     AttemptOptions,
+    CatalogAccess,
     RedactOpt,
     StorageAccess,
     TableArg,
+    TimeWindow,
     WhatIfFormat,
 )
 from deltaforensics.cli.output import emit, emit_json
 from deltaforensics.cli.redaction import redacted
 from deltaforensics.cli.storage import open_table
+from deltaforensics.cli.time_window import chosen_versions
 from deltaforensics.errors import UsageError
 
 
@@ -64,6 +67,8 @@ def whatif(
     *,
     attempts: AttemptOptions,
     storage: StorageAccess,
+    window: TimeWindow,
+    catalog: CatalogAccess,
     redact: RedactOpt = False,
 ) -> None:
     """Which conflicts and fragile races a change would avoid or introduce, measured on this history."""
@@ -78,15 +83,25 @@ def whatif(
     )
     specs = attempt_specs(attempts)
     texts = error_texts(attempts)
-    store = open_table(table, storage, invocation)
+    store = open_table(table, storage, invocation, catalog)
+    versions = chosen_versions(store, window, from_version=None, to_version=None, error_texts=texts)
     analysis = analyze(
-        store, profile_name=profile, error_texts=texts, attempts=specs, recommendations=False
+        store,
+        from_version=versions.from_version,
+        to_version=versions.to_version,
+        profile_name=profile,
+        error_texts=texts,
+        attempts=specs,
+        recommendations=False,
+        window_from=versions.window_from,
     )
     doc = redacted(
         whatif_document(analysis, Scenario.of(*changes), attempts=observed_attempts(analysis)),
         redact,
         (t.commit_info for t in analysis.transactions),
     )
+    if versions.window is not None:
+        doc["time_window"] = versions.window_dict()
     if (output_format or WhatIfFormat.json) is WhatIfFormat.markdown:
         from deltaforensics.report.to_markdown import whatif_to_markdown  # noqa: PLC0415
 

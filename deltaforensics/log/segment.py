@@ -85,6 +85,26 @@ class LogSegment:
         return cls.for_version(listing, end, exclude=exclude)
 
     @classmethod
+    def for_window(
+        cls,
+        listing: LogListing,
+        first: int,
+        version: int | None = None,
+        *,
+        lookback: int,
+        exclude: frozenset[tuple[str, ...]] = frozenset(),
+    ) -> LogSegment:
+        """A window's history (``--since``): from the newest usable checkpoint at least
+        ``lookback`` commits before ``first``, so that the window's transactions find the
+        winners they were rebased over without the whole log being read; the longest chain
+        when there is no such checkpoint."""
+        end = _end(listing, version)
+        for cp in _checkpoints_at_or_below(listing, min(first - 1 - lookback, end), exclude):
+            if not listing.missing_commits(cp.version + 1, end):
+                return cls._build(listing, end, cp, exclude)
+        return cls.for_history(listing, end, exclude=exclude)
+
+    @classmethod
     def _build(
         cls,
         listing: LogListing,

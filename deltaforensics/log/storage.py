@@ -180,6 +180,27 @@ class FsspecLogStore:
             if e.get("type") != "directory"
         ]
 
+    def modification_times(self) -> dict[str, int]:
+        """Each ``_delta_log`` file's last-modified time in ms, from one more listing: Delta's
+        commit timestamp when in-commit timestamps are off (``DeltaHistoryManager``); read only
+        for ``--since``/``--until`` (:mod:`deltaforensics.log.commit_times`)."""
+        base = self.log_path
+        if self._local:
+            try:
+                with os.scandir(base) as it:
+                    return {e.name: e.stat().st_mtime_ns // 1_000_000 for e in it if e.is_file()}
+            except OSError:
+                pass
+        entries = self._call("listing _delta_log", lambda: self.fs.ls(base, detail=True))
+        out: dict[str, int] = {}
+        for entry in entries:
+            stamp = entry.get("last_modified", entry.get("mtime"))
+            if hasattr(stamp, "timestamp"):
+                stamp = stamp.timestamp()
+            if isinstance(stamp, int | float) and entry.get("type") != "directory":
+                out[_relative(entry["name"], base)] = int(stamp * 1000)
+        return out
+
     def _exists(self, path: str) -> bool:
         try:
             return bool(self.fs.exists(path))

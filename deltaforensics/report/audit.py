@@ -57,5 +57,12 @@ def audit_text(summary: Mapping[str, Any]) -> str:
             for t in summary["tables"]
             if t.get("state") and not t["state"]["written"] and t["read"]["mode"] != "unchanged"
         ]
+    for schema in summary.get("schemas", ()):  # Unity Catalog schemas (issue #22)
+        if schema["new"]:
+            lines.append(f"new in {schema['schema']}: {', '.join(schema['new'])}")
+        lines += [
+            f"{gone['name']} is no longer in {schema['schema']}; its kept state is retained"
+            for gone in schema["disappeared"]
+        ]
     lines.append(f"exit code {summary['exit_code']}")
     return "\n".join(lines)

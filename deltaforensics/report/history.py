@@ -81,7 +81,8 @@ def history_text(doc: HistoryDocument | Mapping[str, Any]) -> str:
                 str(c.bytes_removed),
             ]
         )
-    return render_table(headers, rows)
+    table = render_table(headers, rows)
+    return table if history.time_window is None else f"{history.time_window['text']}\n{table}"
 
 
 # json.dumps writes these characters as themselves; anything else (quote, backslash, control,
@@ -198,6 +199,8 @@ def snapshot_text(doc: SnapshotDocument | Mapping[str, Any]) -> str:
         f"{snap.table} at version {snap.version}: {snap.num_files} live file(s); "
         f"partitioned by {', '.join(snap.partition_columns) or '(none)'}"
     )
+    if snap.time_window is not None:
+        head += "\n" + visible(snap.time_window["text"])
     rows = [
         [
             f.path,

@@ -113,6 +113,7 @@ def _header(doc: ExplainDocument) -> str:
     if profiles:
         writers += f' <span class="muted">· checker profiles: {e(", ".join(profiles))}</span>'
     facts = [
+        *([("Window", e(doc.time_window["text"]))] if doc.time_window else []),
         (
             "Versions",
             f"{e(t.first_version)} – {e(t.latest_version)} "

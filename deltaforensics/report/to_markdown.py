@@ -327,6 +327,7 @@ def to_markdown(doc: ExplainDocument | Mapping[str, Any], *, max_rows: int = MAX
     report = doc if isinstance(doc, ExplainDocument) else ExplainDocument.from_dict(doc)
     out = [
         f"## deltaforensics: write conflicts in {code(report.table.uri, in_table=False)}",
+        *([text(report.time_window["text"])] if report.time_window else []),
         _summary(report),
         _table_facts(report.table),
         *_races(report.races, max_rows, no_race_reason(report)),
@@ -347,6 +348,7 @@ def whatif_to_markdown(doc: WhatIfDocument | Mapping[str, Any], *, max_rows: int
     out = [
         f"## deltaforensics what-if: {code(changes, in_table=False)} on "
         f"{code(report.table.uri, in_table=False)}",
+        *([text(report.time_window["text"])] if report.time_window else []),
         f"**seen: avoids {report.conflicts_avoided} of {_plural(base.conflicts, 'conflict')} "
         f"seen (errors, attempts, model-predicted races), introduces "
         f"{report.conflicts_introduced}** · conflicts "

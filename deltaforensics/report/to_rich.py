@@ -61,6 +61,8 @@ def _header(doc: ExplainDocument, console: Console) -> None:
     t = doc.table
     iso = t.isolation_level
     console.print(f"[bold]{_text(t.uri)}[/bold]")
+    if doc.time_window is not None:
+        console.print(_text(doc.time_window["text"]))
     layout = f"partitioned by {', '.join(t.partition_columns) or '(none)'}"
     if t.clustering_columns:
         layout += f" · clustered by {', '.join(t.clustering_columns)}"

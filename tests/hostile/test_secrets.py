@@ -126,3 +126,41 @@ def test_a_sas_in_the_url_is_not_echoed(capsys: pytest.CaptureFixture[str]) -> N
     )
     assert code in (2, 3)
     assert "VerySecretSignature" not in text
+
+
+# A Databricks token and a SAS vended by the catalog (issue #22). The catalog is the loopback
+# STAND-IN of tests/catalog/standin.py (the real Unity Catalog server is not served by any
+# registry reachable here); the vended SAS points at port 9, so every storage request fails.
+TOKEN = "dapiTOKEN0123456789abcdefSECRET"
+VENDED = "sv=2024-01-01&sr=c&sp=rl&se=2030-01-01&sig=VendedSecretSignature0987654321%3D"
+
+
+@pytest.mark.parametrize("debug", [False, True], ids=["plain", "debug"])
+@pytest.mark.parametrize("command", ["history", "snapshot", "explain"])
+def test_a_catalog_token_and_a_vended_sas_never_leak(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    debug: bool,
+    command: str,
+) -> None:
+    from tests.catalog.standin import StandInCatalog, serving
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("DATABRICKS_CONFIG_FILE", str(tmp_path / ".databrickscfg"))
+    with serving(StandInCatalog(token=TOKEN)) as uc:
+        uc.register("main.sales.orders", "abfss://lake@fakeaccount.dfs.core.windows.net/orders")
+        uc.vend = lambda info: {
+            "azure_user_delegation_sas": {"sas_token": VENDED},
+            "expiration_time": 1_900_000_000_000,
+        }
+        monkeypatch.setenv("DATABRICKS_HOST", uc.url)
+        monkeypatch.setenv("DATABRICKS_TOKEN", TOKEN)
+        args = ["--debug"] if debug else []
+        args += [command, "main.sales.orders", "--storage-option"]
+        args += [f"azure_storage_endpoint={ENDPOINT}", "--storage-option", "allow_http=true"]
+        code, text = _run(capsys, *args)
+    assert code == 3, text
+    assert "main.sales.orders" in text or "fakeaccount" in text
+    for secret in (TOKEN, VENDED, "VendedSecretSignature"):
+        assert secret not in text

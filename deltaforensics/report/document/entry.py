@@ -16,7 +16,7 @@ import typing
 from collections.abc import Callable, Mapping
 from enum import Enum
 from functools import cache
-from typing import Any, Self
+from typing import Any, ClassVar, Self
 
 FORMAT_VERSION = 2
 
@@ -25,6 +25,9 @@ class Entry:
     """Base of the report's typed values: ``to_dict()`` is the document's JSON form."""
 
     __slots__ = ()
+    # keys a document leaves out while null: added later (``time_window``), so that documents
+    # without them stay byte for byte what they were
+    omitted_when_null: ClassVar[tuple[str, ...]] = ()
 
     def to_dict(self) -> dict[str, Any]:
         kind: Any = type(self)
@@ -32,6 +35,9 @@ class Entry:
         out = dict(zip(names, read(self), strict=True))
         for name in convert:
             out[name] = to_json_value(out[name])
+        for name in self.omitted_when_null:
+            if out[name] is None:
+                del out[name]
         return out
 
     @classmethod

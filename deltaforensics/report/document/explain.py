@@ -302,6 +302,8 @@ class ExplainDocument(Entry):
     recommendations_note: str | None = None
     diagnostics: tuple[Diagnostic, ...] = ()
     commits: tuple[Commit, ...] = ()
+    time_window: Mapping[str, Any] | None = None  # --since/--until (VersionWindow.to_dict)
+    omitted_when_null = ("time_window",)
 
     @classmethod
     def from_analysis(cls, analysis: ConflictAnalysis) -> ExplainDocument:

@@ -101,6 +101,8 @@ class HistoryDocument(Entry):
     table: str
     commits: tuple[HistoryCommit, ...]
     diagnostics: tuple[Diagnostic, ...]
+    time_window: Mapping[str, Any] | None = None  # --since/--until (VersionWindow.to_dict)
+    omitted_when_null = ("time_window",)
 
     @classmethod
     def from_commits(
@@ -129,6 +131,8 @@ class SnapshotDocument(Entry):
     app_transactions: Mapping[str, Any]
     files: tuple[SnapshotFile, ...]
     diagnostics: tuple[Diagnostic, ...]
+    time_window: Mapping[str, Any] | None = None  # --at (VersionWindow.to_dict)
+    omitted_when_null = ("time_window",)
 
     @classmethod
     def from_snapshot(

@@ -48,6 +48,8 @@ class WhatIfDocument(Entry):
     writer_matrix: tuple[Mapping[str, Any], ...]
     confidence: str
     diagnostics: tuple[Diagnostic, ...]
+    time_window: Mapping[str, Any] | None = None  # --since/--until (VersionWindow.to_dict)
+    omitted_when_null = ("time_window",)
 
     @classmethod
     def from_comparison(cls, comparison: Comparison, table: Table) -> WhatIfDocument:

@@ -1,0 +1,120 @@
+"""``--since``/``--until`` (and ``snapshot --at``) as versions, and the window an ``--error``
+text's time suggests when no version is named.
+
+The times are the user's words: ISO-8601 (no zone means UTC), epoch milliseconds, or an age
+(``7d``, ``36h``, ``90m``, ``2w``, ``45s`` before now). Which commits they select is
+:mod:`deltaforensics.log.commit_times` (Delta's timestamp time-travel rules).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from deltaforensics.cli.attempt_specs import parse_time_ms
+from deltaforensics.cli.options import TimeWindow
+from deltaforensics.errors import TimeWindowError, UsageError
+
+_AGE = re.compile(r"(\d+)\s*([wdhms])")
+_UNIT_MS = {"w": 604_800_000, "d": 86_400_000, "h": 3_600_000, "m": 60_000, "s": 1000}
+# An --error text without a version: the failed transaction's winners committed before the
+# failure was logged, usually within the job's run; a day before covers long jobs, and a few
+# minutes after covers a log line written before the commit it reports landed (clock skew).
+ERROR_LOOKBACK_MS = 24 * 3_600_000
+ERROR_LOOKAHEAD_MS = 15 * 60_000
+
+
+def parse_moment(text: str, option: str, now_ms: int) -> int:
+    """``text`` as ms since the epoch."""
+    age = _AGE.fullmatch(text.strip().lower())
+    if age:
+        return now_ms - int(age.group(1)) * _UNIT_MS[age.group(2)]
+    return parse_time_ms(text, option)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChosenVersions:
+    """The versions a command reads, and the window that chose them (``None``: none did)."""
+
+    from_version: int | None
+    to_version: int | None
+    window: Any = None  # a log.commit_times.VersionWindow
+
+    @property
+    def window_from(self) -> int | None:
+        """Where a time window starts: the analysis then reads from a checkpoint shortly
+        before it instead of the whole log (``--from-version`` keeps the whole log)."""
+        return self.from_version if self.window is not None else None
+
+    def window_dict(self) -> dict[str, Any] | None:
+        return None if self.window is None else self.window.to_dict()
+
+
+def chosen_versions(
+    store: Any,
+    window: TimeWindow,
+    *,
+    from_version: int | None,
+    to_version: int | None,
+    error_texts: Sequence[tuple[str, str]] = (),
+    now_ms: int | None = None,
+) -> ChosenVersions:
+    """The version range of ``--from-version``/``--to-version``, or of ``--since``/``--until``,
+    or of the ``--error`` texts' time (when they name no version and nothing else was given)."""
+    if window.given and (from_version is not None or to_version is not None):
+        raise UsageError("give --since/--until or --from-version/--to-version, not both")
+    now = int(time.time() * 1000) if now_ms is None else now_ms
+    if window.given:
+        since = None if window.since is None else parse_moment(window.since, "--since", now)
+        until = None if window.until is None else parse_moment(window.until, "--until", now)
+        if since is not None and until is not None and since > until:
+            raise UsageError("--since must not be later than --until")
+        found = _window(store, since, until)
+        return ChosenVersions(
+            from_version=found.first_version if since is not None else None,
+            to_version=found.last_version if until is not None else None,
+            window=found,
+        )
+    if from_version is None and to_version is None and error_texts:
+        return _around_errors(store, error_texts)
+    return ChosenVersions(from_version=from_version, to_version=to_version)
+
+
+def version_at(store: Any, at: str, *, now_ms: int | None = None) -> ChosenVersions:
+    """``snapshot --at``: the version active at that time, as Delta's ``TIMESTAMP AS OF``."""
+    now = int(time.time() * 1000) if now_ms is None else now_ms
+    found = _window(store, None, parse_moment(at, "--at", now))
+    return ChosenVersions(from_version=None, to_version=found.last_version, window=found)
+
+
+def _window(store: Any, since: int | None, until: int | None) -> Any:
+    from deltaforensics.log.commit_times import window_versions  # noqa: PLC0415
+    from deltaforensics.log.listing import list_log  # noqa: PLC0415
+
+    return window_versions(store, list_log(store), since_ms=since, until_ms=until)
+
+
+def _around_errors(store: Any, texts: Sequence[tuple[str, str]]) -> ChosenVersions:
+    """The window around the times the ``--error`` texts were logged; none when a text names
+    the winning version (the analysis finds it by number) or carries no time."""
+    from dataclasses import replace  # noqa: PLC0415
+
+    from deltaforensics.evidence.error_text import extract_conflicts  # noqa: PLC0415
+
+    found = [c for name, text in texts for c in extract_conflicts(text, source=name)]
+    if not found or any(c.winner_version is not None for c in found):
+        return ChosenVersions(from_version=None, to_version=None)
+    times = [c.observed_at for c in found if c.observed_at is not None]
+    if not times:
+        return ChosenVersions(from_version=None, to_version=None)
+    try:
+        window = _window(store, min(times) - ERROR_LOOKBACK_MS, max(times) + ERROR_LOOKAHEAD_MS)
+    except TimeWindowError:  # no commit near the error's time: read the whole log as before
+        return ChosenVersions(from_version=None, to_version=None)
+    window = replace(window, narrowed_by="the --error text")
+    return ChosenVersions(
+        from_version=window.first_version, to_version=window.last_version, window=window
+    )
