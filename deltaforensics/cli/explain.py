@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
 
@@ -10,17 +11,19 @@ import typer
 
 from deltaforensics.cli.attempt_specs import attempt_specs, error_texts
 from deltaforensics.cli.engine_choice import chosen_engine
+from deltaforensics.cli.gate import GatedTable, gate, read_baseline
 from deltaforensics.cli.invocation import invocation_of
 from deltaforensics.cli.options import (
     AttemptOptions,
     EngineChoice,
     ExplainFormat,
     FailOn,
+    GateOptions,
     RedactOpt,
     StorageAccess,
     TableArg,
 )
-from deltaforensics.cli.output import failing_findings, write_report
+from deltaforensics.cli.output import write_report
 from deltaforensics.cli.progress import ProgressBar, reporting
 from deltaforensics.cli.redaction import redacted
 from deltaforensics.cli.storage import open_table
@@ -60,6 +63,7 @@ def explain(
     attempts: AttemptOptions,
     engine: EngineChoice,
     storage: StorageAccess,
+    ci_gate: GateOptions,
     redact: RedactOpt = False,
     recommendations: Annotated[
         bool,
@@ -85,6 +89,8 @@ def explain(
             raise UsageError(str(exc)) from None
     specs = attempt_specs(attempts)
     texts = error_texts(attempts)
+    baseline = read_baseline(ci_gate)
+    started = datetime.now(UTC)
     store = open_table(table, storage, invocation)
     with ProgressBar("reading the log", quiet=invocation.quiet) as progress:
         analysis = analyze(
@@ -105,5 +111,7 @@ def explain(
         ExplainFormat.rich if sys.stdout.isatty() and output is None else ExplainFormat.json
     )
     write_report(doc, fmt, output)
-    if failing_findings(doc, fail_on or []):
+    chosen = [f.value for f in fail_on or []]
+    gated = [GatedTable.of_report(doc)]
+    if gate(gated, chosen, ci_gate, baseline, started=started, quiet=invocation.quiet):
         raise typer.Exit(1)
