@@ -68,7 +68,10 @@ def audit(
     engine: EngineChoice,
     ci_gate: GateOptions,
 ) -> None:
-    """Audit every table of a config: one report each, a summary, parquet datasets, kept state."""
+    """Audit every table of a config: one report each, a summary, parquet datasets, kept state.
+
+    Example: deltaforensics audit audit.toml --state audit-state --fail-on conflict --baseline baseline.json
+    """
     invocation = invocation_of(ctx)
     import os  # noqa: PLC0415
     from dataclasses import replace  # noqa: PLC0415

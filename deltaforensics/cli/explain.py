@@ -27,14 +27,17 @@ from deltaforensics.cli.output import write_report
 from deltaforensics.cli.progress import ProgressBar, reporting
 from deltaforensics.cli.redaction import redacted
 from deltaforensics.cli.storage import open_table
-from deltaforensics.errors import UsageError
 
 
 def explain(
     ctx: typer.Context,
     table: TableArg,
     output_format: Annotated[
-        ExplainFormat | None, typer.Option("--format", help="rich (default on a terminal) or json.")
+        ExplainFormat | None,
+        typer.Option(
+            "--format",
+            help="rich (default at a terminal), json (default otherwise), html or markdown.",
+        ),
     ] = None,
     profile: Annotated[
         str | None,
@@ -73,20 +76,20 @@ def explain(
         ),
     ] = True,
 ) -> None:
-    """Races and conflicts in the table's history, which rule of Delta's checker decides them, and why."""
+    """Races and conflicts in the table's history, which rule of Delta's checker decides them, and why.
+
+    Example: deltaforensics explain /lake/orders --error driver.log
+
+    As a CI gate: deltaforensics explain /lake/orders --baseline baseline.json --fail-on conflict --junit-xml junit.xml
+    """
     invocation = invocation_of(ctx)
     invocation.redact = redact
     invocation.one_table_then_exit()
     from deltaforensics.analysis import analyze  # noqa: PLC0415
+    from deltaforensics.api import checked_profile  # noqa: PLC0415
     from deltaforensics.report.document import explain_document  # noqa: PLC0415
 
-    if profile is not None:
-        from deltaforensics.profiles import profile_by_name  # noqa: PLC0415
-
-        try:
-            profile_by_name(profile)
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
+    checked_profile(profile)
     specs = attempt_specs(attempts)
     texts = error_texts(attempts)
     baseline = read_baseline(ci_gate)

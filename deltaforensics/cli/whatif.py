@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -18,7 +18,6 @@ from deltaforensics.cli.options import (
 from deltaforensics.cli.output import emit, emit_json
 from deltaforensics.cli.redaction import redacted
 from deltaforensics.cli.storage import open_table
-from deltaforensics.errors import UsageError
 
 
 def whatif(
@@ -62,15 +61,24 @@ def whatif(
     storage: StorageAccess,
     redact: RedactOpt = False,
 ) -> None:
-    """Which conflicts and fragile races a change would avoid or introduce, measured on this history."""
+    """Which conflicts and fragile races a change would avoid or introduce, measured on this history.
+
+    Example: deltaforensics whatif /lake/orders --partition-by date --format markdown
+    """
     invocation = invocation_of(ctx)
     invocation.redact = redact
     from deltaforensics.analysis import analyze, observed_attempts  # noqa: PLC0415
+    from deltaforensics.api import checked_profile, scenario_changes  # noqa: PLC0415
     from deltaforensics.report.document import whatif_document  # noqa: PLC0415
     from deltaforensics.whatif.scenario import Scenario  # noqa: PLC0415
 
-    changes = _named_changes(
-        partition_by, isolation, deletion_vectors, liquid, explicit_merge_predicates
+    checked_profile(profile)
+    changes = scenario_changes(
+        partition_by=_columns(partition_by),
+        isolation=isolation,
+        deletion_vectors=deletion_vectors,
+        liquid=_columns(liquid),
+        explicit_merge_predicates=explicit_merge_predicates,
     )
     specs = attempt_specs(attempts)
     texts = error_texts(attempts)
@@ -91,46 +99,6 @@ def whatif(
         emit_json(doc)
 
 
-def _named_changes(
-    partition_by: str | None,
-    isolation: str | None,
-    deletion_vectors: bool,
-    liquid: str | None,
-    explicit_merge_predicates: bool,
-) -> list[Any]:
-    """The changes the options name, in the order of the options; at least one."""
-    from deltaforensics.whatif.scenario import (  # noqa: PLC0415
-        DeletionVectors,
-        ExplicitMergePredicates,
-        IsolationChange,
-        Liquid,
-        PartitionBy,
-    )
-
-    changes: list[Any] = []
-    if partition_by:
-        changes.append(PartitionBy(_columns(partition_by)))
-    if isolation:
-        if isolation.strip().lower() not in (
-            "serializable",
-            "writeserializable",
-            "snapshotisolation",
-        ):
-            raise UsageError("--isolation is Serializable or WriteSerializable")
-        changes.append(IsolationChange(isolation.strip()))
-    if deletion_vectors:
-        changes.append(DeletionVectors())
-    if liquid:
-        changes.append(Liquid(_columns(liquid)))
-    if explicit_merge_predicates:
-        changes.append(ExplicitMergePredicates())
-    if not changes:
-        raise UsageError(
-            "name at least one change: --partition-by, --isolation, --deletion-vectors, --liquid, --explicit-merge-predicates"
-        )
-    return changes
-
-
-def _columns(text: str) -> tuple[str, ...]:
+def _columns(text: str | None) -> tuple[str, ...]:
     """``"a, b,"`` as ``("a", "b")``."""
-    return tuple(c.strip() for c in text.split(",") if c.strip())
+    return tuple(c.strip() for c in (text or "").split(",") if c.strip())
