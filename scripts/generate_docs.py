@@ -94,7 +94,7 @@ def cli_doc() -> str:
         "`deltaforensics --install-completion` installs completion for the shell it runs in (bash,",
         "zsh, fish, PowerShell); `deltaforensics --show-completion` prints the script instead. The",
         "script asks the program itself through the variable `_DELTAFORENSICS_COMPLETE`, e.g. for",
-        "bash: `eval \"$(_DELTAFORENSICS_COMPLETE=source_bash deltaforensics)\"`.",
+        'bash: `eval "$(_DELTAFORENSICS_COMPLETE=source_bash deltaforensics)"`.',
         "",
     ]
     ctx = typer.Context(command, info_name="deltaforensics")
