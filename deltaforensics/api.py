@@ -33,6 +33,7 @@ from typing import Any, TypeVar
 
 from deltaforensics.attempts.specs import AttemptSpec
 from deltaforensics.errors import UsageError
+from deltaforensics.log.storage import LogStore
 from deltaforensics.profiles import profile_by_name
 from deltaforensics.report.document import (
     Entry,
@@ -156,7 +157,7 @@ def explain(
     profile: str | None = None,
     from_version: int | None = None,
     to_version: int | None = None,
-    errors: Iterable[str] = (),
+    errors: Iterable[str | tuple[str, str]] = (),
     attempts: Sequence[AttemptSpec] = (),
     recommendations: bool = True,
     storage_options: Mapping[str, str] | None = None,
@@ -166,21 +167,20 @@ def explain(
     each, and why (``deltaforensics explain``).
 
     ``errors``: texts holding a failure (a driver log, a job's output, a stack trace), as
-    ``--error`` reads them from files; ``attempts``: statements that failed or are planned
+    ``--error`` reads them from files (or ``(name, text)`` pairs, the name shown in messages); ``attempts``: statements that failed or are planned
     (``--attempt``); ``recommendations=False`` skips measuring the what-if recommendations
     (the slow part on long histories)."""
-    from deltaforensics.analysis import analyze, open_store  # noqa: PLC0415
+    from deltaforensics.analysis import analyze  # noqa: PLC0415
 
     checked_profile(profile)
     _check_range(from_version, to_version)
-    store = open_store(os.fspath(table), storage_options)
-    texts = [(f"<error {i}>", text) for i, text in enumerate(errors, start=1)]
+    store = _opened(table, storage_options)
     analysis = analyze(
         store,
         from_version=from_version,
         to_version=to_version,
         profile_name=profile,
-        error_texts=texts,
+        error_texts=_named(errors),
         attempts=attempts,
         recommendations=recommendations,
     )
@@ -201,10 +201,10 @@ def history(
 ) -> HistoryReport:
     """One row per commit: operation, parameters, readVersion, isolation level, writer, files
     (``deltaforensics history``)."""
-    from deltaforensics.analysis import load_commits, open_store  # noqa: PLC0415
+    from deltaforensics.analysis import load_commits  # noqa: PLC0415
 
     _check_range(from_version, to_version)
-    store = open_store(os.fspath(table), storage_options)
+    store = _opened(table, storage_options)
     _, commits, diagnostics = load_commits(store, from_version=from_version, to_version=to_version)
     report = _viewed(HistoryReport, HistoryDocument.from_commits(store.uri, commits, diagnostics))
     return HistoryReport.from_dict(_redacted(report.to_dict())) if redact else report
@@ -219,11 +219,11 @@ def snapshot(
 ) -> SnapshotReport:
     """The live files of the table at ``version`` (default: the latest), its protocol and
     application transactions (``deltaforensics snapshot``)."""
-    from deltaforensics.analysis import load, open_store  # noqa: PLC0415
+    from deltaforensics.analysis import load  # noqa: PLC0415
     from deltaforensics.engines.polars_engine import PolarsEngine  # noqa: PLC0415
 
     _check_range(version, None, name="version")
-    store = open_store(os.fspath(table), storage_options)
+    store = _opened(table, storage_options)
     loaded = load(
         store, version=version, mode="snapshot", engine=PolarsEngine(store, with_stats=False)
     )
@@ -243,14 +243,14 @@ def whatif(
     liquid: Sequence[str] = (),
     explicit_merge_predicates: bool = False,
     profile: str | None = None,
-    errors: Iterable[str] = (),
+    errors: Iterable[str | tuple[str, str]] = (),
     attempts: Sequence[AttemptSpec] = (),
     storage_options: Mapping[str, str] | None = None,
     redact: bool = False,
 ) -> WhatIfReport:
     """Which conflicts and fragile races a change would avoid or introduce, measured on this
     table's history (``deltaforensics whatif``); name at least one change."""
-    from deltaforensics.analysis import analyze, observed_attempts, open_store  # noqa: PLC0415
+    from deltaforensics.analysis import analyze, observed_attempts  # noqa: PLC0415
     from deltaforensics.report.document import whatif_document  # noqa: PLC0415
     from deltaforensics.whatif.scenario import Scenario  # noqa: PLC0415
 
@@ -262,10 +262,13 @@ def whatif(
         liquid=tuple(liquid),
         explicit_merge_predicates=explicit_merge_predicates,
     )
-    store = open_store(os.fspath(table), storage_options)
-    texts = [(f"<error {i}>", text) for i, text in enumerate(errors, start=1)]
+    store = _opened(table, storage_options)
     analysis = analyze(
-        store, profile_name=profile, error_texts=texts, attempts=attempts, recommendations=False
+        store,
+        profile_name=profile,
+        error_texts=_named(errors),
+        attempts=attempts,
+        recommendations=False,
     )
     doc = whatif_document(analysis, Scenario.of(*changes), attempts=observed_attempts(analysis))
     if redact:
@@ -377,6 +380,18 @@ def _viewed(kind: type[R], document: Entry) -> R:
     """``document`` as ``kind``, its subclass with the notebook view (the same field values)."""
     base: Any = type(document)
     return kind(**{name: getattr(document, name) for name in field_names(base)})
+
+
+def _opened(table: Table, storage_options: Mapping[str, str] | None) -> LogStore:
+    from deltaforensics.analysis import open_store  # noqa: PLC0415
+
+    return open_store(os.fspath(table), storage_options)
+
+
+def _named(errors: Iterable[str | tuple[str, str]]) -> list[tuple[str, str]]:
+    """Error texts as the analysis reads them, ``(name, text)``; a bare text is named by its
+    place (``<error 1>``)."""
+    return [e if isinstance(e, tuple) else (f"<error {i}>", e) for i, e in enumerate(errors, 1)]
 
 
 def _redacted(doc: dict[str, Any], commit_infos: Iterable[Any] = ()) -> dict[str, Any]:

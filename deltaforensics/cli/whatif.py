@@ -16,8 +16,7 @@ from deltaforensics.cli.options import (
     WhatIfFormat,
 )
 from deltaforensics.cli.output import emit, emit_json
-from deltaforensics.cli.redaction import redacted
-from deltaforensics.cli.storage import open_table
+from deltaforensics.cli.storage import storage_options
 
 
 def whatif(
@@ -67,30 +66,24 @@ def whatif(
     """
     invocation = invocation_of(ctx)
     invocation.redact = redact
-    from deltaforensics.analysis import analyze, observed_attempts  # noqa: PLC0415
-    from deltaforensics.api import checked_profile, scenario_changes  # noqa: PLC0415
-    from deltaforensics.report.document import whatif_document  # noqa: PLC0415
-    from deltaforensics.whatif.scenario import Scenario  # noqa: PLC0415
+    from deltaforensics.api import whatif as whatif_report  # noqa: PLC0415
 
-    checked_profile(profile)
-    changes = scenario_changes(
+    specs = attempt_specs(attempts)
+    texts = error_texts(attempts)
+    report = whatif_report(
+        table,
         partition_by=_columns(partition_by),
         isolation=isolation,
         deletion_vectors=deletion_vectors,
         liquid=_columns(liquid),
         explicit_merge_predicates=explicit_merge_predicates,
+        profile=profile,
+        errors=texts,
+        attempts=specs,
+        storage_options=storage_options(storage, invocation),
+        redact=redact,
     )
-    specs = attempt_specs(attempts)
-    texts = error_texts(attempts)
-    store = open_table(table, storage, invocation)
-    analysis = analyze(
-        store, profile_name=profile, error_texts=texts, attempts=specs, recommendations=False
-    )
-    doc = redacted(
-        whatif_document(analysis, Scenario.of(*changes), attempts=observed_attempts(analysis)),
-        redact,
-        (t.commit_info for t in analysis.transactions),
-    )
+    doc = report.to_dict()
     if (output_format or WhatIfFormat.json) is WhatIfFormat.markdown:
         from deltaforensics.report.to_markdown import whatif_to_markdown  # noqa: PLC0415
 

@@ -137,15 +137,10 @@ def _race(race: Mapping[str, Any], commits: Mapping[int, Any], canon: _Canon) ->
         "partitions": canon.partitions(loser["partitions"] if loser else ()),
     }
     winners = "; ".join(_described(w) for w in parts["winners"]) or "no recorded winner"
-    return Finding(
-        fingerprint=fingerprint(parts),
-        gate="conflict",
-        code=race["code"] or race["outcome"],
-        title=f"{race['outcome']} predicted for {_described(parts['loser'])} against "
-        f"{winners}{_where(parts['partitions'])}",
-        detail=f"v{race['version']} (read v{race['read_version']}): {race['reason']}",
-        versions=(race["version"], *race["winners"]),
-    )
+    title = f"{race['outcome']} predicted for {_described(parts['loser'])} against {winners}"
+    detail = f"v{race['version']} (read v{race['read_version']}): {race['reason']}"
+    versions = (race["version"], *race["winners"])
+    return _found(parts, "conflict", race["code"] or race["outcome"], title, detail, versions)
 
 
 def _conflict(conflict: Mapping[str, Any], commits: Mapping[int, Any], canon: _Canon) -> Finding:
@@ -182,15 +177,8 @@ def _anomaly(anomaly: Mapping[str, Any], commits: Mapping[int, Any], canon: _Can
         "partitions": canon.partitions(_hive_partitions(anomaly["files"])),
     }
     involved = "; ".join(_described(c) for c in parts["commits"])
-    return Finding(
-        fingerprint=fingerprint(parts),
-        gate="anomaly",
-        code=anomaly["code"],
-        title=f"{anomaly['kind']}{': ' + involved if involved else ''}"
-        f"{_where(parts['partitions'])}",
-        detail=anomaly["reason"],
-        versions=tuple(anomaly["versions"]),
-    )
+    title = f"{anomaly['kind']}{': ' + involved if involved else ''}"
+    return _found(parts, "anomaly", anomaly["code"], title, anomaly["reason"], anomaly["versions"])
 
 
 def _disagreement(
@@ -204,14 +192,27 @@ def _disagreement(
         "partitions": canon.partitions(commit["partitions"] if commit else ()),
     }
     version = diagnostic["version"]
+    title = f"model disagreement: {_described(parts['commit'])} committed"
+    versions = (version,) if version is not None else ()
+    return _found(parts, "disagreement", diagnostic["code"], title, diagnostic["message"], versions)
+
+
+def _found(
+    parts: Mapping[str, Any],
+    gate: str,
+    code: str,
+    title: str,
+    detail: str,
+    versions: Iterable[int],
+) -> Finding:
+    """The finding of ``parts`` (its fingerprint), titled with where it happened."""
     return Finding(
         fingerprint=fingerprint(parts),
-        gate="disagreement",
-        code=diagnostic["code"],
-        title=f"model disagreement: {_described(parts['commit'])} committed"
-        f"{_where(parts['partitions'])}",
-        detail=diagnostic["message"],
-        versions=(version,) if version is not None else (),
+        gate=gate,
+        code=code,
+        title=title + _where(parts["partitions"]),
+        detail=detail,
+        versions=tuple(versions),
     )
 
 
