@@ -167,9 +167,10 @@ def explain(
     each, and why (``deltaforensics explain``).
 
     ``errors``: texts holding a failure (a driver log, a job's output, a stack trace), as
-    ``--error`` reads them from files (or ``(name, text)`` pairs, the name shown in messages); ``attempts``: statements that failed or are planned
-    (``--attempt``); ``recommendations=False`` skips measuring the what-if recommendations
-    (the slow part on long histories)."""
+    ``--error`` reads them from files, or ``(name, text)`` pairs whose name messages show;
+    ``attempts``: statements that failed or are planned (``--attempt``);
+    ``recommendations=False`` skips measuring the what-if recommendations (the slow part on
+    long histories)."""
     from deltaforensics.analysis import analyze  # noqa: PLC0415
 
     checked_profile(profile)
