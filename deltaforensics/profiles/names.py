@@ -2,7 +2,7 @@
 
 A name that is not an engine, or a release no engine had (``databricks-99``), is refused with
 the nearest name that exists, so that a typo is not silently read as some other checker.
-The release lines are public facts: Delta Lake's releases (delta-io/delta, 0.1 to 4.3),
+The release lines are public facts: Delta Lake's releases (delta-io/delta, 0.1 to 4.4),
 the Databricks Runtime releases in Databricks' release notes (7.0 to 17.3), and delta-rs's
 (the Rust crate's 0.x and the Python ``deltalake`` package's 0.x and 1.x). A newer release is
 added here together with its row in :mod:`.versions`.
@@ -26,7 +26,7 @@ def _lines(*spans: tuple[int, int, int]) -> tuple[tuple[int, int], ...]:
 
 RELEASES: Mapping[str, tuple[tuple[int, int], ...]] = MappingProxyType(
     {
-        "delta-spark": _lines((0, 1, 8), (1, 0, 2), (2, 0, 4), (3, 0, 4), (4, 0, 3)),
+        "delta-spark": _lines((0, 1, 8), (1, 0, 2), (2, 0, 4), (3, 0, 4), (4, 0, 4)),
         "databricks": _lines(
             (7, 0, 6),
             (8, 0, 4),

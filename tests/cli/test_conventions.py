@@ -119,3 +119,14 @@ def test_format_help_names_every_format(name: str) -> None:
             assert issubclass(formats, Enum)
             for choice in formats:
                 assert choice.value in (param.help or ""), (name, choice)
+
+
+def test_every_engine_default_version_is_a_known_release() -> None:
+    """A forced profile without a version takes the engine's default: that must be a name the
+    check accepts too."""
+    from deltaforensics.profiles import profile_by_name
+    from deltaforensics.profiles.versions import DEFAULT_VERSIONS
+
+    for engine, version in DEFAULT_VERSIONS.items():
+        name = "-".join([engine, ".".join(map(str, version))]) if version else engine
+        assert profile_by_name(name).version == profile_by_name(engine).version
