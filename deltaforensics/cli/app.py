@@ -28,9 +28,10 @@ from deltaforensics.report.plain import visible
 
 app = typer.Typer(
     name="deltaforensics",
-    help="Explain Delta Lake write conflicts from the table's own transaction log.",
+    help="Explain Delta Lake write conflicts from the table's own transaction log.\n\n"
+    "Example: deltaforensics explain /lake/orders",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,  # --install-completion and --show-completion (docs/cli.md)
     pretty_exceptions_enable=False,
 )
 for command in (history, snapshot, explain, whatif, audit, rules):  # in --help's order
@@ -86,11 +87,17 @@ def main(argv: list[str] | None = None, *, invocation: Invocation | None = None)
         invocation = Invocation()
     try:
         # without standalone mode, click returns a command's typer.Exit code instead of raising
-        returned = app(args=argv, standalone_mode=False, obj=invocation)
+        # one program name however it is started, so that the completion script's variable is
+        # always _DELTAFORENSICS_COMPLETE (docs/cli.md)
+        returned = app(args=argv, prog_name="deltaforensics", standalone_mode=False, obj=invocation)
         if isinstance(returned, int):
             return returned
     except typer.Exit as exc:
         return int(exc.exit_code or 0)
+    except SystemExit as exc:  # typer's --show-completion and shell completion end this way
+        if isinstance(exc.code, str):
+            sys.stderr.write(f"{exc.code}\n")
+        return exc.code if isinstance(exc.code, int) else int(exc.code is not None)
     except typer.Abort:
         sys.stderr.write("aborted\n")
         return 130

@@ -45,8 +45,10 @@ def parse_time_ms(text: str, option: str = "--started-at") -> int:
 def attempt_specs(options: AttemptOptions) -> list[Any]:
     """The ``--attempt`` statements as the analysis' attempt specs, once their companions are
     checked against them; each error names the option at fault."""
+    from deltaforensics.api import checked_profile  # noqa: PLC0415
     from deltaforensics.attempts.specs import AttemptSpec  # noqa: PLC0415
 
+    checked_profile(options.attempt_profile)
     statements = options.attempt or []
     read_versions = options.read_version or []
     started = options.started_at or []

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from deltaforensics.cli.engine_choice import spark_settings
+from deltaforensics.cli.gate import GatedTable, gate, read_baseline
 from deltaforensics.cli.invocation import invocation_of
 from deltaforensics.cli.options import (
     EngineChoice,
     EngineName,
     FailOn,
+    GateOptions,
     RedactOpt,
     TableFormat,
 )
@@ -63,8 +66,12 @@ def audit(
     ] = 4,
     *,
     engine: EngineChoice,
+    ci_gate: GateOptions,
 ) -> None:
-    """Audit every table of a config: one report each, a summary, parquet datasets, kept state."""
+    """Audit every table of a config: one report each, a summary, parquet datasets, kept state.
+
+    Example: deltaforensics audit audit.toml --state audit-state --fail-on conflict --baseline baseline.json
+    """
     invocation = invocation_of(ctx)
     import os  # noqa: PLC0415
     from dataclasses import replace  # noqa: PLC0415
@@ -90,6 +97,8 @@ def audit(
         recommendations=cfg.recommendations if recommendations is None else recommendations,
         redact=document_redactor() if redact else None,
     )
+    baseline = read_baseline(ci_gate)
+    started = datetime.now(UTC)
     outcomes = None
     if engine.uses_spark:
         conf = spark_settings(engine.spark_conf)
@@ -118,5 +127,20 @@ def audit(
         emit_json(summary)
     else:
         emit(audit_text(summary))
-    if summary["exit_code"]:
-        raise typer.Exit(summary["exit_code"])
+    tables = [_gated(entry, cfg.output) for entry in summary["tables"]]
+    failing = gate(tables, chosen, ci_gate, baseline, started=started, quiet=invocation.quiet)
+    failed_tables = max(
+        (e["exit_code"] for e in summary["tables"] if e["status"] != "ok"), default=0
+    )
+    if failed_tables or failing:
+        raise typer.Exit(failed_tables or 1)
+
+
+def _gated(entry: dict[str, Any], output: Path) -> GatedTable:
+    """A table of the summary before the gate, its findings read back from its report."""
+    import json  # noqa: PLC0415
+
+    if entry["status"] != "ok":
+        return GatedTable(name=entry["name"], suite=entry["name"], error=entry["error"])
+    doc = json.loads((output / entry["report"]).read_text(encoding="utf-8"))
+    return GatedTable.of_report(doc, entry["name"])

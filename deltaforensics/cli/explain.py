@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
 
@@ -10,6 +11,7 @@ import typer
 
 from deltaforensics.cli.attempt_specs import attempt_specs, error_texts
 from deltaforensics.cli.engine_choice import chosen_engine
+from deltaforensics.cli.gate import GatedTable, gate, read_baseline
 from deltaforensics.cli.invocation import invocation_of
 from deltaforensics.cli.options import (
     AttemptOptions,
@@ -17,24 +19,28 @@ from deltaforensics.cli.options import (
     EngineChoice,
     ExplainFormat,
     FailOn,
+    GateOptions,
     RedactOpt,
     StorageAccess,
     TableArg,
     TimeWindow,
 )
-from deltaforensics.cli.output import failing_findings, write_report
+from deltaforensics.cli.output import write_report
 from deltaforensics.cli.progress import ProgressBar, reporting
 from deltaforensics.cli.redaction import redacted
 from deltaforensics.cli.storage import catalog_diagnostics, open_table
 from deltaforensics.cli.time_window import chosen_versions
-from deltaforensics.errors import UsageError
 
 
 def explain(
     ctx: typer.Context,
     table: TableArg,
     output_format: Annotated[
-        ExplainFormat | None, typer.Option("--format", help="rich (default on a terminal) or json.")
+        ExplainFormat | None,
+        typer.Option(
+            "--format",
+            help="rich (default at a terminal), json (default otherwise), html or markdown.",
+        ),
     ] = None,
     profile: Annotated[
         str | None,
@@ -65,6 +71,7 @@ def explain(
     storage: StorageAccess,
     window: TimeWindow,
     catalog: CatalogAccess,
+    ci_gate: GateOptions,
     redact: RedactOpt = False,
     recommendations: Annotated[
         bool,
@@ -78,22 +85,24 @@ def explain(
         typer.Option("--all", help="Show every recommendation measured, not only the best three."),
     ] = False,
 ) -> None:
-    """Races and conflicts in the table's history, which rule of Delta's checker decides them, and why."""
+    """Races and conflicts in the table's history, which rule of Delta's checker decides them, and why.
+
+    Example: deltaforensics explain /lake/orders --error driver.log
+
+    As a CI gate: deltaforensics explain /lake/orders --baseline baseline.json --fail-on conflict --junit-xml junit.xml
+    """
     invocation = invocation_of(ctx)
     invocation.redact = redact
     invocation.one_table_then_exit()
     from deltaforensics.analysis import analyze  # noqa: PLC0415
+    from deltaforensics.api import checked_profile  # noqa: PLC0415
     from deltaforensics.report.document import explain_document  # noqa: PLC0415
 
-    if profile is not None:
-        from deltaforensics.profiles import profile_by_name  # noqa: PLC0415
-
-        try:
-            profile_by_name(profile)
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
+    checked_profile(profile)
     specs = attempt_specs(attempts)
     texts = error_texts(attempts)
+    baseline = read_baseline(ci_gate)
+    started = datetime.now(UTC)
     store = open_table(table, storage, invocation, catalog)
     versions = chosen_versions(
         store, window, from_version=from_version, to_version=to_version, error_texts=texts
@@ -122,5 +131,7 @@ def explain(
         ExplainFormat.rich if sys.stdout.isatty() and output is None else ExplainFormat.json
     )
     write_report(doc, fmt, output)
-    if failing_findings(doc, fail_on or []):
+    chosen = [f.value for f in fail_on or []]
+    gated = [GatedTable.of_report(doc)]
+    if gate(gated, chosen, ci_gate, baseline, started=started, quiet=invocation.quiet):
         raise typer.Exit(1)

@@ -43,7 +43,10 @@ def history(
     catalog: CatalogAccess,
     redact: RedactOpt = False,
 ) -> None:
-    """One row per commit: operation, parameters, readVersion, isolation level, writer, files."""
+    """One row per commit: operation, parameters, readVersion, isolation level, writer, files.
+
+    Example: deltaforensics history /lake/orders --from-version 100 --to-version 120
+    """
     invocation = table_command_invocation(ctx, redact=redact)
     from deltaforensics.analysis import load_commits  # noqa: PLC0415
     from deltaforensics.report.document import history_document  # noqa: PLC0415

@@ -233,3 +233,37 @@ class CatalogAccess:
             rich_help_panel="Unity Catalog",
         ),
     ] = None
+
+
+# --- The CI gate (issue #21): a baseline of accepted findings and a JUnit report -----------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GateOptions:
+    """What a CI gate adds to ``--fail-on``: the findings already accepted, where to write them,
+    and a JUnit XML report of the findings (``deltaforensics.report.findings``)."""
+
+    baseline: Annotated[
+        Path | None,
+        typer.Option(
+            "--baseline",
+            help="Baseline file of accepted findings: --fail-on fires only on findings it does not list.",
+            rich_help_panel="CI gate",
+        ),
+    ] = None
+    write_baseline: Annotated[
+        Path | None,
+        typer.Option(
+            "--write-baseline",
+            help="Write every finding of this run to a baseline file (to accept them).",
+            rich_help_panel="CI gate",
+        ),
+    ] = None
+    junit_xml: Annotated[
+        Path | None,
+        typer.Option(
+            "--junit-xml",
+            help="Write a JUnit XML report: a test case per finding, failures for new findings --fail-on selects.",
+            rich_help_panel="CI gate",
+        ),
+    ] = None

@@ -1,5 +1,5 @@
 """Where a command's document goes: stdout or ``--output`` in the chosen format, diagnostics to
-stderr, and which ``--fail-on`` findings it holds."""
+stderr."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from deltaforensics.cli.options import ExplainFormat, FailOn, TableFormat
+from deltaforensics.cli.options import ExplainFormat, TableFormat
 from deltaforensics.errors import UsageError
 from deltaforensics.report.plain import visible
 
@@ -51,13 +51,6 @@ def write_report(doc: dict[str, Any], fmt: ExplainFormat, output: Path | None) -
             output.write_text(text, encoding="utf-8")
         except OSError as exc:
             raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from None
-
-
-def failing_findings(doc: dict[str, Any], fail_on: list[FailOn]) -> list[str]:
-    """Which ``--fail-on`` selections the report triggers."""
-    from deltaforensics.report.gates import fail_on_hits  # noqa: PLC0415
-
-    return fail_on_hits(doc, [f.value for f in fail_on])
 
 
 def emit_table_or_json(

@@ -16,7 +16,10 @@ def rules(
         typer.Argument(help="A code such as DC010, AN003 or W401; every code when omitted."),
     ] = None,
 ) -> None:
-    """Document the conflict rules (Delta's checks, in Delta's order), anomalies and diagnostics."""
+    """Document the conflict rules (Delta's checks, in Delta's order), anomalies and diagnostics.
+
+    Example: deltaforensics rules DC010
+    """
     from deltaforensics.report.catalogue import listing, page  # noqa: PLC0415
 
     if code is None:

@@ -48,7 +48,10 @@ def snapshot(
     catalog: CatalogAccess,
     redact: RedactOpt = False,
 ) -> None:
-    """The live files of the table at a version."""
+    """The live files of the table at a version.
+
+    Example: deltaforensics snapshot /lake/orders --version 42 --format json
+    """
     invocation = table_command_invocation(ctx, redact=redact)
     from deltaforensics.analysis import load  # noqa: PLC0415
     from deltaforensics.engines.polars_engine import PolarsEngine  # noqa: PLC0415

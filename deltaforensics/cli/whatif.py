@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -21,7 +21,6 @@ from deltaforensics.cli.output import emit, emit_json
 from deltaforensics.cli.redaction import redacted
 from deltaforensics.cli.storage import open_table
 from deltaforensics.cli.time_window import chosen_versions
-from deltaforensics.errors import UsageError
 
 
 def whatif(
@@ -71,15 +70,23 @@ def whatif(
     catalog: CatalogAccess,
     redact: RedactOpt = False,
 ) -> None:
-    """Which conflicts and fragile races a change would avoid or introduce, measured on this history."""
+    """Which conflicts and fragile races a change would avoid or introduce, measured on this history.
+
+    Example: deltaforensics whatif /lake/orders --partition-by date --format markdown
+    """
     invocation = invocation_of(ctx)
     invocation.redact = redact
     from deltaforensics.analysis import analyze, observed_attempts  # noqa: PLC0415
+    from deltaforensics.api import scenario_changes  # noqa: PLC0415
     from deltaforensics.report.document import whatif_document  # noqa: PLC0415
     from deltaforensics.whatif.scenario import Scenario  # noqa: PLC0415
 
-    changes = _named_changes(
-        partition_by, isolation, deletion_vectors, liquid, explicit_merge_predicates
+    changes = scenario_changes(
+        partition_by=_columns(partition_by or ""),
+        isolation=isolation,
+        deletion_vectors=deletion_vectors,
+        liquid=_columns(liquid or ""),
+        explicit_merge_predicates=explicit_merge_predicates,
     )
     specs = attempt_specs(attempts)
     texts = error_texts(attempts)
@@ -108,46 +115,6 @@ def whatif(
         emit(whatif_to_markdown(doc, max_rows=len(doc["pairs"]) + 1 if show_all else 50))
     else:
         emit_json(doc)
-
-
-def _named_changes(
-    partition_by: str | None,
-    isolation: str | None,
-    deletion_vectors: bool,
-    liquid: str | None,
-    explicit_merge_predicates: bool,
-) -> list[Any]:
-    """The changes the options name, in the order of the options; at least one."""
-    from deltaforensics.whatif.scenario import (  # noqa: PLC0415
-        DeletionVectors,
-        ExplicitMergePredicates,
-        IsolationChange,
-        Liquid,
-        PartitionBy,
-    )
-
-    changes: list[Any] = []
-    if partition_by:
-        changes.append(PartitionBy(_columns(partition_by)))
-    if isolation:
-        if isolation.strip().lower() not in (
-            "serializable",
-            "writeserializable",
-            "snapshotisolation",
-        ):
-            raise UsageError("--isolation is Serializable or WriteSerializable")
-        changes.append(IsolationChange(isolation.strip()))
-    if deletion_vectors:
-        changes.append(DeletionVectors())
-    if liquid:
-        changes.append(Liquid(_columns(liquid)))
-    if explicit_merge_predicates:
-        changes.append(ExplicitMergePredicates())
-    if not changes:
-        raise UsageError(
-            "name at least one change: --partition-by, --isolation, --deletion-vectors, --liquid, --explicit-merge-predicates"
-        )
-    return changes
 
 
 def _columns(text: str) -> tuple[str, ...]:

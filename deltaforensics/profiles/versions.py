@@ -24,6 +24,7 @@ from deltaforensics.profiles.checks import (
     SPARK_ORDER_32,
     SPARK_ORDER_OLD,
 )
+from deltaforensics.profiles.names import ENGINE_NAMES, parse_profile_name
 from deltaforensics.profiles.profile import Profile
 from deltaforensics.profiles.writers import DELTA_RS, KERNEL
 
@@ -36,7 +37,7 @@ SPARK_COMMIT_IF_NEEDED_OPERATIONS = frozenset({"WRITE", "DELETE", "UPDATE", "MER
 # 0``) and TruncateDeltaTableCommand (``deleteActions.nonEmpty``, Delta >= 4.3).
 SPARK_IDLE_NO_COMMIT_OPERATIONS = frozenset({"OPTIMIZE", "TRUNCATE"})
 
-ENGINES = ("delta-spark", "databricks", "delta-rs", "kernel")
+ENGINES = ENGINE_NAMES
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -256,12 +257,7 @@ def profile_for(engine_info: str | None, client_version: str | None = None) -> P
 
 
 def profile_by_name(name: str) -> Profile:
-    """``--profile`` values: ``delta-spark[-X.Y]``, ``databricks[-X.Y]``, ``delta-rs[-X.Y]``, ``kernel``."""
-    m = re.fullmatch(
-        r"(delta-spark|databricks|delta-rs|kernel)(?:[-@ ]?(\d+(?:\.\d+)*))?", name.strip().lower()
-    )
-    if not m:
-        raise ValueError(
-            f"unknown profile {name!r}; use delta-spark[-X.Y], databricks[-X.Y], delta-rs[-X.Y] or kernel"
-        )
-    return profile_of(m.group(1), _numbers(m.group(2) or "")).forced()
+    """``--profile`` values: ``delta-spark[-X.Y]``, ``databricks[-X.Y]``, ``delta-rs[-X.Y]``,
+    ``kernel``, each release one the engine had (:mod:`.names`)."""
+    engine, version = parse_profile_name(name)
+    return profile_of(engine, version).forced()

@@ -1,23 +1,28 @@
-"""``--fail-on``: which selected kinds of finding a report holds (exit code 1 when any)."""
+"""``--fail-on``: which selected kinds of finding a report holds (exit code 1 when any), less
+the findings a ``--baseline`` accepts."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
-FAIL_ON_CHOICES = ("conflict", "anomaly", "disagreement")
+from deltaforensics.report.findings import GATES, Finding, findings_of
+
+FAIL_ON_CHOICES = GATES
 
 
-def fail_on_hits(doc: Mapping[str, Any], fail_on: Iterable[str]) -> list[str]:
-    """The selections in ``fail_on`` that the explain report ``doc`` triggers, in order."""
+def fail_on_hits(
+    doc: Mapping[str, Any], fail_on: Iterable[str], accepted: Collection[str] = ()
+) -> list[str]:
+    """The selections in ``fail_on`` that the explain report ``doc`` triggers, in order;
+    ``accepted``: fingerprints of findings that trigger nothing (a baseline's)."""
+    return gate_hits(findings_of(doc), fail_on, accepted)
+
+
+def gate_hits(
+    findings: Iterable[Finding], fail_on: Iterable[str], accepted: Collection[str] = ()
+) -> list[str]:
+    """The selections in ``fail_on`` that some finding not in ``accepted`` belongs to."""
     selected = set(fail_on)
-    hits = []
-    if "conflict" in selected and (
-        doc["conflicts"] or any(r["outcome"] != "commits" for r in doc["races"])
-    ):
-        hits.append("conflict")
-    if "anomaly" in selected and any(a["severity"] != "info" for a in doc["anomalies"]):
-        hits.append("anomaly")
-    if "disagreement" in selected and any(d["code"] == "W401" for d in doc["diagnostics"]):
-        hits.append("disagreement")
-    return hits
+    hit = {f.gate for f in findings if f.gate in selected and f.fingerprint not in accepted}
+    return [g for g in GATES if g in hit]
