@@ -1,6 +1,7 @@
 """Run the real Delta-Spark pairs and write the agreement table of docs/fidelity.md.
 
     python scripts/fidelity.py run [--engine 3.3.2] [--sample] [--limit N]
+    python scripts/fidelity.py judge --engine 3.3.2 --work DIR  # a runner's records, incrementally
     python scripts/fidelity.py render          # docs/fidelity.md from docs/fidelity/*.json
 
 ``run`` installs each pinned engine (tests/realspark/engines.py), runs the pairs of the matrix
@@ -23,9 +24,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from tests.realspark.cases import matrix, sample  # noqa: E402
-from tests.realspark.engines import DELTA_SPARK, by_key  # noqa: E402
-from tests.realspark.harness import run_pairs  # noqa: E402
+from tests.realspark.cases import Case, matrix, sample  # noqa: E402
+from tests.realspark.engines import DELTA_SPARK, DeltaSpark, by_key  # noqa: E402
+from tests.realspark.harness import judge, read_records, run_runner  # noqa: E402
 from tests.realspark.known import KNOWN  # noqa: E402
 
 RESULTS = REPO / "docs" / "fidelity"
@@ -36,50 +37,99 @@ CHECKS = ("committed", "error", "attempt")
 
 def run(args: argparse.Namespace) -> int:
     engines = [by_key(args.engine)] if args.engine else list(DELTA_SPARK)
-    RESULTS.mkdir(parents=True, exist_ok=True)
     for engine in engines:
-        cases = sample(engine.major_minor) if args.sample else matrix(engine.major_minor)
-        if args.limit:
-            cases = cases[: args.limit]
-        started = time.monotonic()
+        cases = _cases(engine, args)
         with tempfile.TemporaryDirectory(prefix=f"fidelity-{engine.key}-") as tmp:
-            result = run_pairs(engine, cases, Path(tmp), timeout=6 * 3600)
-        by_case = {c.id: c for c in cases}
-        rows = []
-        for verdict in result.verdicts:
-            case = by_case[verdict.case]
-            record = result.records[verdict.case]
+            started = time.monotonic()
+            out = run_runner(engine, cases, Path(tmp), timeout=6 * 3600)
+            _write(engine, cases, out, args.sample, minutes=(time.monotonic() - started) / 60)
+    return render(args)
+
+
+def judge_work(args: argparse.Namespace) -> int:
+    """Judge the records a runner wrote (or is writing) in ``--work``; verdicts are kept in
+    ``--work``/verdicts.json, so a second call judges only the new records."""
+    engine = by_key(args.engine)
+    _write(
+        engine, _cases(engine, args), Path(args.work) / "records.jsonl", args.sample, minutes=None
+    )
+    return render(args)
+
+
+def _cases(engine: DeltaSpark, args: argparse.Namespace) -> list[Case]:
+    cases = sample(engine.major_minor) if args.sample else matrix(engine.major_minor)
+    return cases[: args.limit] if args.limit else cases
+
+
+def _write(
+    engine: DeltaSpark,
+    cases: list[Case],
+    out: Path,
+    sampled: bool,
+    *,
+    minutes: float | None,
+    rejudge: bool = False,
+) -> None:
+    session, records = read_records(out)
+    cache_file = out.with_name("verdicts.json")
+    cache: dict[str, dict] = json.loads(cache_file.read_text()) if cache_file.exists() else {}
+    if rejudge:  # the model changed since: judge every disagreement again
+        cache = {k: v for k, v in cache.items() if all(x["agrees"] for x in v["verdicts"])}
+    fresh = [c for c in cases if c.id in records and c.id not in cache]
+    result = judge(engine, fresh, session, records)
+    for case in fresh:
+        cache[case.id] = {
+            "not_pair": result.not_pairs.get(case.id),
+            "verdicts": [
+                {
+                    "check": v.check,
+                    "real": v.real,
+                    "predicted": v.predicted,
+                    "agrees": v.agrees,
+                    "detail": v.detail,
+                }
+                for v in result.verdicts
+                if v.case == case.id
+            ],
+        }
+    cache_file.write_text(json.dumps(cache))
+    rows, not_pairs = [], {}
+    for case in cases:
+        entry = cache.get(case.id)
+        if entry is None:
+            continue
+        if entry["not_pair"]:
+            not_pairs[case.id] = entry["not_pair"]
+        for verdict in entry["verdicts"]:
             rows.append(
                 {
-                    "case": verdict.case,
+                    "case": case.id,
                     "winner": case.winner.name,
                     "loser": case.loser.name,
                     "layout": case.layout.tag,
-                    "check": verdict.check,
-                    "real": verdict.real,
-                    "predicted": verdict.predicted,
-                    "agrees": verdict.agrees,
-                    "known": KNOWN.get((verdict.case, verdict.check)),
-                    "detail": verdict.detail[:400],
-                    "engine_text": (record.get("message") or "")[:400],
+                    **{k: verdict[k] for k in ("check", "real", "predicted", "agrees")},
+                    "known": KNOWN.get((case.id, verdict["check"])),
+                    "detail": verdict["detail"][:400],
+                    "engine_text": (records[case.id].get("message") or "")[:400],
                 }
             )
-        payload = {
-            "engine": engine.key,
-            "delta": engine.delta,
-            "spark": result.session.get("spark"),
-            "java": result.session.get("java"),
-            "artifact": engine.artifact,
-            "sampled": bool(args.sample),
-            "cases": len(cases),
-            "not_pairs": result.not_pairs,
-            "verdicts": rows,
-            "minutes": round((time.monotonic() - started) / 60, 1),
-        }
-        out = RESULTS / f"{engine.key}.json"
-        out.write_text(json.dumps(payload, indent=1, sort_keys=True) + "\n")
-        print(f"{engine.key}: {summary_line(payload)} -> {out.relative_to(REPO)}")
-    return render(args)
+    payload = {
+        "engine": engine.key,
+        "delta": engine.delta,
+        "spark": session.get("spark"),
+        "java": session.get("java"),
+        "artifact": engine.artifact,
+        "sampled": sampled,
+        "cases": len(cases),
+        "cases_run": sum(1 for c in cases if c.id in cache),
+        "not_pairs": not_pairs,
+        "verdicts": rows,
+        "minutes": None if minutes is None else round(minutes, 1),
+    }
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    target = RESULTS / f"{engine.key}.json"
+    target.write_text(json.dumps(payload, indent=1, sort_keys=True) + "\n")
+    print(f"{engine.key}: {summary_line(payload)} -> {target.relative_to(REPO)}")
 
 
 def summary_line(payload: dict) -> str:
@@ -105,8 +155,10 @@ def _table(payload: dict) -> list[str]:
         agree = sum(r["agrees"] for r in mine)
         share = f"{100 * agree / len(mine):.1f}%" if mine else "n/a"
         cells.append(f"{agree}/{len(mine)} ({share})")
+    run = payload.get("cases_run", payload["cases"])
+    partial = f", {run} of {payload['cases']} cases run" if run < payload["cases"] else ""
     return [
-        f"| Delta {payload['delta']} on Spark {payload['spark']} (`{payload['artifact']}`) "
+        f"| Delta {payload['delta']} on Spark {payload['spark']} (`{payload['artifact']}`{partial}) "
         f"| {len(pairs)} | {len(failures)} | {' | '.join(cells)} | {len(payload['not_pairs'])} |"
     ]
 
@@ -162,9 +214,18 @@ def main(argv: list[str] | None = None) -> int:
     run_p.add_argument("--engine", help="a pinned Delta version (default: all)")
     run_p.add_argument("--sample", action="store_true", help="the CI subset only")
     run_p.add_argument("--limit", type=int, default=0)
+    judge_p = sub.add_parser("judge", help="judge a runner's records in --work (incremental)")
+    judge_p.add_argument("--engine", required=True)
+    judge_p.add_argument(
+        "--work", required=True, help="the runner's folder (records.jsonl, tables/)"
+    )
+    judge_p.add_argument("--sample", action="store_true")
+    judge_p.add_argument("--limit", type=int, default=0)
+    judge_p.add_argument("--rejudge", action="store_true", help="judge cached disagreements again")
     sub.add_parser("render")
     args = parser.parse_args(argv)
-    return run(args) if args.command == "run" else render(args)
+    commands = {"run": run, "judge": judge_work, "render": render}
+    return commands[args.command](args)
 
 
 if __name__ == "__main__":

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import polars as pl
+
 from deltaforensics.attempts.context import AttemptContext, WritePlan
 from deltaforensics.attempts.files import removed_frame
 from deltaforensics.profiles.writers import compact_json
@@ -137,4 +139,26 @@ def plan_replace(ctx: AttemptContext) -> WritePlan:
         cols = stmt.partition_by if stmt.partition_by is not None else ctx.cols
         if cols == ctx.cols:
             plan.added = [(dict.fromkeys(ctx.cols), None)]
+    return plan
+
+
+def plan_restore(ctx: AttemptContext) -> WritePlan:
+    """RESTORE: removes the files added since the target version and re-adds the ones removed
+    since, through ``commitLarge`` (no conflict resolution: any winner fails it, DC005)."""
+    kind, target = ctx.stmt.restore_to or ("version", "")
+    plan = WritePlan("RESTORE", {kind: target}, recorded_blind=ctx.writer.recorded_blind(False))
+    if kind != "version":
+        ctx.lower("medium", "RESTORE TO TIMESTAMP: the files it removes are not resolved")
+        return plan
+    version = int(target)
+    if version > ctx.read_version:
+        raise ValueError(
+            f"RESTORE to v{version}, after the attempt's read version v{ctx.read_version}"
+        )
+    try:
+        kept = ctx.replay.live_files(version).get_column("path")
+    except ValueError as exc:
+        ctx.lower("medium", f"RESTORE target v{version} is not in the retained log ({exc})")
+        return plan
+    plan.removed = removed_frame(ctx, ctx.live.filter(~pl.col("path").is_in(kept.implode())), True)
     return plan

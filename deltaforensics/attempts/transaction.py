@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 
 from deltaforensics.attempts.context import AttemptContext, WritePlan
-from deltaforensics.attempts.ddl import plan_alter, plan_replace, plan_truncate
+from deltaforensics.attempts.ddl import plan_alter, plan_replace, plan_restore, plan_truncate
 from deltaforensics.attempts.delete_update import plan_delete_or_update
 from deltaforensics.attempts.files import added_frame, removed_frame
 from deltaforensics.attempts.merge import plan_merge
@@ -170,6 +170,7 @@ _PLANNERS: dict[str, Callable[[AttemptContext], WritePlan]] = {
     "MERGE": plan_merge,
     "OPTIMIZE": plan_optimize,
     "ALTER": plan_alter,
+    "RESTORE": plan_restore,
     "TRUNCATE": plan_truncate,
     "REPLACE": plan_replace,
 }

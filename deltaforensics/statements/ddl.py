@@ -1,4 +1,5 @@
-"""OPTIMIZE, ALTER TABLE (with Delta's SYNC IDENTITY), TRUNCATE TABLE and CREATE OR REPLACE TABLE."""
+"""OPTIMIZE, ALTER TABLE (with Delta's SYNC IDENTITY), TRUNCATE TABLE, CREATE OR REPLACE TABLE and
+RESTORE."""
 
 from __future__ import annotations
 
@@ -191,4 +192,15 @@ def read_sync_identity(text: str, m: re.Match[str]) -> Statement:
         text=text,
         table=clean_name(m.group("table")),
         alter=(AlterAction("sync_identity", columns=((column, ""),), text=text),),
+    )
+
+
+def read_restore(text: str, m: re.Match[str]) -> Statement:
+    """``RESTORE [TABLE] t [TO] VERSION|TIMESTAMP AS OF x`` (Delta's grammar, ``restore``)."""
+    kind = m["kind"].lower()
+    target = m["target"].strip().strip("'\"")
+    if kind == "version" and not target.isdigit():
+        raise ValueError(f"RESTORE TO VERSION AS OF needs a version number, not {target!r}")
+    return Statement(
+        kind="RESTORE", text=text, table=clean_name(m["table"]), restore_to=(kind, target)
     )

@@ -28,7 +28,17 @@ class _Unknown:
 UNKNOWN = _Unknown()
 Value = Cell | _Unknown
 
-KINDS = ("INSERT", "DELETE", "UPDATE", "MERGE", "OPTIMIZE", "ALTER", "TRUNCATE", "REPLACE")
+KINDS = (
+    "INSERT",
+    "DELETE",
+    "UPDATE",
+    "MERGE",
+    "OPTIMIZE",
+    "ALTER",
+    "TRUNCATE",
+    "REPLACE",
+    "RESTORE",
+)
 SOURCE_RENAME = "src"  # a MERGE source alias that looks like a target alias is renamed to this
 
 
@@ -83,6 +93,7 @@ class Statement:
     partition_by: tuple[str, ...] | None = None  # CREATE OR REPLACE ... PARTITIONED BY
     has_query: bool = False  # CREATE OR REPLACE ... AS SELECT
     replace_keyword: str = ""  # "CREATE OR REPLACE" | "REPLACE"
+    restore_to: tuple[str, str] | None = None  # RESTORE: ("version", "12") or ("timestamp", ...)
     notes: tuple[str, ...] = field(default=())
 
     @property

@@ -22,6 +22,7 @@ from deltaforensics.statements.ddl import (
     read_alter_command,
     read_create,
     read_optimize,
+    read_restore,
     read_sync_identity,
     read_truncate,
     read_unset_properties,
@@ -47,6 +48,12 @@ _UNSET = re.compile(
 _SYNC_IDENTITY = re.compile(
     r"^\s*ALTER\s+TABLE\s+(?P<table>\S+)\s+(?:ALTER|CHANGE)\s+(?:COLUMN\s+)?(?P<column>\S+)"
     r"\s+SYNC\s+IDENTITY\s*;?\s*$",
+    re.IGNORECASE | re.DOTALL,
+)
+# Delta's own grammar (DeltaSqlBase.g4 ``restore``), which sqlglot does not know
+_RESTORE = re.compile(
+    r"^\s*RESTORE\s+(?:TABLE\s+)?(?P<table>(?:`[^`]*`|[^\s`])+)\s+(?:TO\s+)?"
+    r"(?P<kind>VERSION|TIMESTAMP)\s+AS\s+OF\s+(?P<target>.+?)\s*;?\s*$",
     re.IGNORECASE | re.DOTALL,
 )
 _ALTER_TABLE = re.compile(
@@ -80,6 +87,8 @@ def parse_statement(sql: str) -> Statement:
         return read_unset_properties(text, m)
     if m := _SYNC_IDENTITY.match(text):
         return read_sync_identity(text, m)
+    if m := _RESTORE.match(text):
+        return read_restore(text, m)
     tree = parse_tree(to_parse)
     for kind, read in _READERS:
         if isinstance(tree, kind):
@@ -95,7 +104,7 @@ def parse_statement(sql: str) -> Statement:
     first = text.split(None, 1)[0].upper()
     raise ValueError(
         f"unsupported statement {first}: the attempt must be INSERT, DELETE, UPDATE, MERGE, OPTIMIZE, "
-        "ALTER TABLE, TRUNCATE TABLE or CREATE OR REPLACE TABLE"
+        "ALTER TABLE, TRUNCATE TABLE, CREATE OR REPLACE TABLE or RESTORE"
     )
 
 

@@ -116,6 +116,14 @@ def verdict_for(
             {"kind": "REPLACE", "partition_by": ("date",), "has_query": True},
         ),
         ("REPLACE TABLE t AS SELECT * FROM s", {"kind": "REPLACE", "replace_keyword": "REPLACE"}),
+        (
+            "RESTORE TABLE delta.`/data/t` TO VERSION AS OF 2",
+            {"kind": "RESTORE", "table": "delta./data/t", "restore_to": ("version", "2")},
+        ),
+        (
+            "restore t timestamp as of '2024-01-01'",
+            {"kind": "RESTORE", "restore_to": ("timestamp", "2024-01-01")},
+        ),
     ],
 )
 def test_parse_statement_forms(sql: str, expected: dict[str, Any]) -> None:
@@ -531,6 +539,24 @@ def test_delete_removes_the_files_its_condition_may_match(
         "DELETE FROM t", rep, read_version=b.version, profile=delta_spark()
     )
     assert everything.removed.height == 4 and everything.read_whole_table
+
+
+def test_restore_removes_what_was_added_since_its_target_and_resolves_nothing(
+    spark_table: tuple[LogBuilder, Replay],
+) -> None:
+    """Real Delta-Spark 2.4-4.4 fail a RESTORE against any winner (docs/fidelity.md): it commits
+    through commitLarge, so the attempt is a commit-large transaction (DC005)."""
+    b, rep = spark_table
+    a = attempt_transaction(
+        "RESTORE TABLE t TO VERSION AS OF 1", rep, read_version=b.version, profile=delta_spark()
+    )
+    kept = set(rep.live_files(1)["path"].to_list())
+    assert a.operation == "RESTORE" and a.is_commit_large
+    assert set(a.removed["path"].to_list()) == set(rep.live_files(b.version)["path"]) - kept
+    with pytest.raises(ValueError, match="after the attempt's read version"):
+        attempt_transaction(
+            "RESTORE t VERSION AS OF 99", rep, read_version=b.version, profile=delta_spark()
+        )
 
 
 def test_optimize_compacts_only_partitions_with_several_files(

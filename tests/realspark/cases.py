@@ -338,7 +338,7 @@ def matrix(release: tuple[int, int]) -> list[Case]:
     return list(cases.values())
 
 
-def sample(release: tuple[int, int], size: int = 36) -> list[Case]:
+def sample(release: tuple[int, int], size: int = 40) -> list[Case]:
     """Every operation as winner and as loser, then the rest of the matrix at even steps."""
     full = matrix(release)
     chosen: dict[str, Case] = {}

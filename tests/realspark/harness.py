@@ -28,7 +28,8 @@ class Run:
     not_pairs: dict[str, str]  # case id -> why it is not a real race
 
 
-def run_pairs(engine: DeltaSpark, cases: list[Case], work: Path, *, timeout: float = 3600) -> Run:
+def run_runner(engine: DeltaSpark, cases: list[Case], work: Path, *, timeout: float = 3600) -> Path:
+    """Run the pairs on the engine; its records land in ``work/records.jsonl``, one per line."""
     installed = install(engine)
     work.mkdir(parents=True, exist_ok=True)
     spec = work / "cases.json"
@@ -51,18 +52,33 @@ def run_pairs(engine: DeltaSpark, cases: list[Case], work: Path, *, timeout: flo
             timeout=timeout,
             check=False,
         )
-    lines = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
-    if done.returncode != 0 or not lines:
+    if done.returncode != 0 or not out.exists():
         tail = log.read_text().strip().splitlines()[-5:]
         raise RuntimeError(
             f"Delta {engine.delta} runner exited {done.returncode}: {' | '.join(tail)}"
         )
-    session = lines[0].get("session", {})
-    records = {r["id"]: r for r in lines[1:]}
+    return out
+
+
+def read_records(out: Path) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    lines = [json.loads(line) for line in out.read_text().splitlines() if line.strip()]
+    session = lines[0].get("session", {}) if lines else {}
+    return session, {r["id"]: r for r in lines[1:] if "id" in r}
+
+
+def judge(
+    engine: DeltaSpark,
+    cases: list[Case],
+    session: dict[str, Any],
+    records: dict[str, dict[str, Any]],
+) -> Run:
+    """The three checks of every record that is a real race; the others listed with why."""
     verdicts: list[Verdict] = []
     not_pairs: dict[str, str] = {}
     for case in cases:
-        record = records.get(case.id, {"id": case.id, "outcome": None, "message": "no record"})
+        record = records.get(case.id)
+        if record is None:
+            continue
         why = real_pair(record)
         if why is not None:
             not_pairs[case.id] = why
@@ -71,3 +87,8 @@ def run_pairs(engine: DeltaSpark, cases: list[Case], work: Path, *, timeout: flo
     return Run(
         engine=engine, session=session, records=records, verdicts=verdicts, not_pairs=not_pairs
     )
+
+
+def run_pairs(engine: DeltaSpark, cases: list[Case], work: Path, *, timeout: float = 3600) -> Run:
+    session, records = read_records(run_runner(engine, cases, work, timeout=timeout))
+    return judge(engine, cases, session, records)
