@@ -92,12 +92,9 @@ _DROP = object()
         (_with("add", path=None), "add.path"),
         (_with("add", path=_DROP), "add.path"),
         (_with("remove", path=_DROP), "remove.path"),
-        pytest.param(
+        (
             b'{"add":{"path":"a","path":"b","partitionValues":{},"size":1}}\n',
             "'path' appears twice",
-            marks=pytest.mark.xfail(
-                strict=True, reason="the polars fast path keeps the first key; not yet detected"
-            ),
         ),
     ],
     ids=[
@@ -142,6 +139,51 @@ def test_a_duplicate_key_on_the_exact_path_is_an_error(
     root = write(tmp_path, [lines(PROTOCOL, METADATA), line])
     code, _, err = run(capsys, "snapshot", str(root))
     _error(code, err, "00000000000000000001.json", "version 1", "'path' appears twice")
+
+
+_DUPLICATES = {
+    "top-level-add": b'{"add":{"path":"a","partitionValues":{},"size":1},'
+    b'"add":{"path":"b","partitionValues":{},"size":1}}',
+    "add-size": b'{"add":{"path":"a","partitionValues":{},"size":1,"size":2}}',
+    "partition-value": b'{"add":{"path":"a","partitionValues":{"d":"1","d":"2"},"size":1}}',
+    "deletion-vector": b'{"add":{"path":"a","partitionValues":{},"size":1,"deletionVector":'
+    b'{"storageType":"u","pathOrInlineDv":"x","sizeInBytes":1,"cardinality":1,"cardinality":2}}}',
+    "remove-path": b'{"remove":{"path":"a","path":"b","deletionTimestamp":1,"dataChange":true}}',
+    "txn-version": b'{"txn":{"appId":"app","version":1,"version":2}}',
+    "commit-info": b'{"commitInfo":{"timestamp":1,"operation":"WRITE","operation":"DELETE"}}',
+    "metadata-configuration": b'{"metaData":{"id":"t","format":{"provider":"parquet",'
+    b'"options":{}},"schemaString":"{}","partitionColumns":[],"configuration":'
+    b'{"delta.appendOnly":"true","delta.appendOnly":"false"}}}',
+    "protocol": b'{"protocol":{"minReaderVersion":1,"minWriterVersion":2,"minWriterVersion":7}}',
+}
+
+
+@pytest.mark.parametrize("line", list(_DUPLICATES.values()), ids=list(_DUPLICATES))
+def test_a_key_twice_in_any_action_object_is_an_error_naming_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, line: bytes
+) -> None:
+    # the commit is otherwise plain, so it goes through the polars fast path with its neighbours
+    plain = [lines(add(f"p{i}")) for i in range(3)]
+    root = write(tmp_path, [lines(PROTOCOL, METADATA), *plain, line + b"\n", *plain])
+    code, out, err = run(capsys, "history", str(root))
+    _error(code, err, "00000000000000000004.json", "version 4", "appears twice")
+    assert out == ""
+
+
+def test_the_same_name_in_two_objects_of_one_line_is_no_duplicate(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # a partition column named like an add field, a tag named like a stats key: all legal
+    line = (
+        b'{"add":{"path":"size=1/a","partitionValues":{"size":"1","path":"x"},"size":7,'
+        b'"modificationTime":1,"dataChange":true,"tags":{"size":"s","tags":"t"},'
+        b'"stats":"{\\"numRecords\\":1}"}}\n'
+    )
+    metadata = {"metaData": {**METADATA["metaData"], "partitionColumns": ["size", "path"]}}  # type: ignore[dict-item]
+    root = write(tmp_path, [lines(PROTOCOL, metadata), line])
+    doc = _snapshot(capsys, root)
+    files = doc["files"]
+    assert [(f["path"], f["size"]) for f in files] == [("size=1/a", 7)]  # type: ignore[attr-defined,index]
 
 
 @pytest.mark.parametrize(
