@@ -36,6 +36,7 @@ from deltaforensics.report.plain import (
     change_text,
     commit_summary,
     commits_by_version,
+    missing_text,
     visible,
 )
 
@@ -203,7 +204,10 @@ def _races(races: Sequence[Race], max_rows: int, none: str) -> list[str]:
         [
             f"v{r.version}",
             f"v{r.read_version}",
-            _versions(r.winners),
+            "; ".join(
+                [*([_versions(r.winners)] if r.winners else []), missing_text(r.missing_winners)]
+            ).strip("; ")
+            or "—",
             text(r.operation),
             _outcome(r.outcome, r.code),
             code(r.read_predicate),

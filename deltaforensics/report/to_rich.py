@@ -18,6 +18,7 @@ from deltaforensics.evidence.anomalies import Anomaly
 from deltaforensics.report.document.explain import (
     Commit,
     ExplainDocument,
+    Race,
     Recommendation,
     no_race_reason,
 )
@@ -26,6 +27,7 @@ from deltaforensics.report.plain import (
     change_text,
     commit_summary,
     commits_by_version,
+    missing_text,
     visible,
 )
 
@@ -102,7 +104,7 @@ def _timeline(doc: ExplainDocument, commits: Commits, console: Console) -> None:
                     f"v{r.read_version} → v{r.version}",
                     _text(r.operation),
                     _text(writer),
-                    _span(r.winners),
+                    _winners(r),
                     outcome,
                 ],
             )
@@ -157,6 +159,8 @@ def _findings(doc: ExplainDocument, commits: Commits, console: Console) -> None:
         lines = [f"[bold]{head}[/bold] — {verdict} under {_text(r.profile)}"]
         for w in r.winners:
             lines.append("  raced: " + _commit_text(commits, w))
+        if r.missing_winners:
+            lines.append(f"  raced: {missing_text(r.missing_winners)} from the retained log")
         lines.append(
             f"  reads: {_text(r.read_predicate or 'nothing')} ({_text(r.read_reason)}; "
             f"confidence {r.confidence})"
@@ -210,6 +214,12 @@ def _recommendations(recs: Sequence[Recommendation], console: Console) -> None:
     for rank, r in enumerate(recs, start=1):
         console.print(f"[bold]{rank}.[/bold] {_text(r.rationale)}")
         console.print(f"   apply: {_text(r.apply) if r.apply else NO_APPLY_TEXT}")
+
+
+def _winners(race: Race) -> str:
+    """The winners still in the log, then the ranges of those missing from it."""
+    present = [_span(race.winners)] if race.winners else []
+    return "; ".join([*present, missing_text(race.missing_winners)]).strip("; ") or "-"
 
 
 def _span(versions: Sequence[int]) -> str:

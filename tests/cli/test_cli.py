@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from deltaforensics.cli import main
+from deltaforensics.report.document import FORMAT_VERSION
 from tests.conftest import CORPUS
 
 SIMPLE = CORPUS / "deltars__simple_table"
@@ -22,7 +23,7 @@ def test_history_json_has_the_contract_keys(capsys: pytest.CaptureFixture[str]) 
     code, out, err = run(capsys, "history", str(SIMPLE), "--format", "json")
     assert code == 0, err
     doc = json.loads(out)
-    assert doc["format_version"] == 1 and doc["table"] == str(SIMPLE)
+    assert doc["format_version"] == FORMAT_VERSION and doc["table"] == str(SIMPLE)
     assert [c["version"] for c in doc["commits"]] == [0, 1, 2, 3, 4]
     required = {
         "version",

@@ -103,7 +103,7 @@ def explain_report() -> dict[str, Any]:
             [39],
             "OPTIMIZE",
             profile="delta-rs 1.6.6",
-            missing_winners=[38],
+            missing_winners=[[38, 38]],
             isolation_level={"value": "Serializable", "source": "delta-rs default"},
             reason="no rule fires against v39",
             read_predicate=None,
@@ -240,7 +240,7 @@ def explain_report() -> dict[str, Any]:
         },
     ]
     return {
-        "format_version": 1,
+        "format_version": 2,
         "generator": {"name": "deltaforensics", "version": "0.1.0"},
         "table": copy.deepcopy(TABLE),
         "races": races,
@@ -262,7 +262,7 @@ def empty_explain_report() -> dict[str, Any]:
 def whatif_report() -> dict[str, Any]:
     """A fresh what-if document (``whatif-v1``)."""
     return {
-        "format_version": 1,
+        "format_version": 2,
         "table": copy.deepcopy(TABLE),
         "scenario": {
             "changes": [

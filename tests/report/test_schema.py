@@ -10,6 +10,8 @@ from typing import Any
 import pytest
 
 from deltaforensics.errors import DeltaForensicsError
+from deltaforensics.audit.run import SUMMARY_FORMAT_VERSION
+from deltaforensics.report.document import FORMAT_VERSION
 from deltaforensics.report.validate import (
     KINDS,
     SCHEMA_FILES,
@@ -202,7 +204,7 @@ def test_every_shipped_schema_is_a_valid_draft_2020_12_schema(kind: Any) -> None
     assert schema["additionalProperties"] is True
     assert schema["properties"]["format_version"] == {
         **schema["properties"]["format_version"],
-        "const": 1,
+        "const": SUMMARY_FORMAT_VERSION if kind == "audit" else FORMAT_VERSION,
     }
 
 
@@ -245,7 +247,9 @@ def _set(doc: dict[str, Any], path: tuple[Any, ...], value: Any) -> dict[str, An
 @pytest.mark.parametrize(
     ("path", "value"),
     [
-        pytest.param(("format_version",), 2, id="format-version-2"),
+        pytest.param(("format_version",), 1, id="format-version-1"),
+        pytest.param(("races", 0, "missing_winners"), [38], id="missing-winners-not-ranges"),
+        pytest.param(("races", 0, "missing_winners"), [[38]], id="missing-winners-half-range"),
         pytest.param(("races", 0, "outcome"), "Commits", id="outcome-case"),
         pytest.param(("races", 0, "outcome"), "CommitFailedError", id="outcome-not-delta"),
         pytest.param(

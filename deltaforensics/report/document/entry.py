@@ -18,7 +18,7 @@ from enum import Enum
 from functools import cache
 from typing import Any, Self
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
 
 class Entry:
