@@ -237,10 +237,13 @@ def test_a_long_gap_is_reported_as_ranges_and_no_false_all_clear(
     assert gaps and gaps[0]["versions"] == [1, 9998] and "1-9998" in gaps[0]["reason"], gaps
     w302 = [d["message"] for d in doc["diagnostics"] if d["code"] == "W302"]
     assert w302 and all("10-9998" in m and len(m) < 200 for m in w302), w302
+    assert [r["missing_winners"] for r in doc["races"]] == [[[10, 9998]], [[10, 9998]]]
     for fmt in ("rich", "markdown", "html"):
         code, out, err = run(capsys, "explain", str(root), "--format", fmt)
         assert code == 0, err
         assert "every commit read the version just before it" not in out, fmt
+        assert "v10–v9998 missing" in out, fmt
+        assert "v11" not in out, fmt  # no version of the gap listed one by one
 
 
 def test_a_commit_with_a_huge_version_is_a_prompt_error_naming_the_gap(
