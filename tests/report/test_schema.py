@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from deltaforensics.errors import DeltaForensicsError
 from deltaforensics.audit.run import SUMMARY_FORMAT_VERSION
+from deltaforensics.errors import DeltaForensicsError
 from deltaforensics.report.document import FORMAT_VERSION
 from deltaforensics.report.validate import (
     KINDS,
