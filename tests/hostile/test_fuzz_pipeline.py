@@ -59,6 +59,7 @@ HOSTILE_TEXT = [
     "date=2024-01-01",
     "",
     "é/ü",
+    "\ud800",  # a lone surrogate: JSON can escape it, UTF-8 cannot hold it
 ]
 hostile_text = st.sampled_from(HOSTILE_TEXT) | st.text(max_size=12)
 # deltalake 1.6.6 decodes some escaped surrogate pairs wrongly (``\udac8\udc5a``, U+C205A in
@@ -176,11 +177,25 @@ def _mutated(draw: st.DrawFn, action: dict[str, Any]) -> dict[str, Any]:
     ((kind, body),) = action.items()
     body = dict(body)
     field = draw(st.sampled_from(sorted(body)))
-    if draw(st.booleans()):
+    nested = body[field]
+    if isinstance(nested, dict) and nested and draw(st.booleans()):  # a field one level down
+        inner = draw(st.sampled_from(sorted(nested)))
+        body[field] = {**nested, inner: draw(hostile_value)}
+    elif draw(st.booleans()):
         del body[field]
     else:
         body[field] = draw(hostile_value)
     return {kind: body}
+
+
+def _repeat_a_key(line: bytes) -> bytes:
+    """The line with its first inner key given twice, the second time with another value."""
+    head, sep, rest = line.partition(b'{"')
+    inner_start = rest.find(b'{"')
+    if not sep or inner_start < 0:
+        return line
+    at = len(head) + 2 + inner_start + 1
+    return line[:at] + b'"path": "dup", ' + line[at:] if b'"path"' in line else line
 
 
 JUNK_NAMES = [
@@ -195,9 +210,19 @@ JUNK_NAMES = [
     "00000000000000000001.00000000000000000002.compacted.json",
     "_last_checkpoint",
     "junk<script>.txt",
+    f"{2**63 - 1:020d}.json",
 ]
 junk_bytes = st.sampled_from(
-    [b"", b"\x00\xff garbage", b'{"version": 99}', b'{"version": "x"}', b"not json", b"{}\n"]
+    [
+        b"",
+        b"\x00\xff garbage",
+        b'{"version": 99}',
+        b'{"version": "x"}',
+        b"not json",
+        b"{}\n",
+        b'{"commitInfo": {"readVersion": 0}}\n{"add": {"path": "h", "partitionValues": {}, '
+        b'"size": 1, "modificationTime": 1, "dataChange": true}}\n',
+    ]
 )
 
 
@@ -210,6 +235,10 @@ def logs(draw: st.DrawFn, *, mutate: bool) -> dict[str, bytes | list[Any]]:
     """A ``_delta_log`` as file name -> bytes (a list: a checkpoint to write for that version)."""
     found = draw(commits(mutate=mutate, text=hostile_text if mutate else bmp_text))
     files: dict[str, bytes | list[Any]] = {f"{v:020d}.json": _lines(a) for v, a in found.items()}
+    if mutate and draw(st.integers(0, 4)) == 0:  # a key twice in one object
+        name = draw(st.sampled_from(sorted(files)))
+        text = bytes(files[name])  # type: ignore[arg-type]
+        files[name] = b"\n".join(_repeat_a_key(line) for line in text.split(b"\n"))
     if mutate and draw(st.booleans()):  # a line that is not what its file should hold
         name = draw(st.sampled_from(sorted(files)))
         line = draw(st.sampled_from([b"{not json}", b'{"add": {"path": "x"', b"[1]", b"\xff"]))
@@ -304,12 +333,14 @@ def test_every_command_survives_a_hostile_log(
         _check(command, code, out, err)
 
 
-def _deltalake_paths(root: Path) -> list[str] | None:
+def _deltalake_files(root: Path) -> tuple[int, list[str]] | None:
+    """deltalake's latest version and its live paths; ``None`` where it refuses the log."""
     try:
         table = deltalake.DeltaTable(str(root))
-        return sorted(str(p) for p in table.get_add_actions().column("path").to_pylist())
+        paths = sorted(str(p) for p in table.get_add_actions().column("path").to_pylist())
     except Exception:  # any refusal: a log deltalake cannot read is not compared
         return None
+    return table.version(), paths
 
 
 @SETTINGS
@@ -322,9 +353,18 @@ def test_snapshot_of_a_readable_log_equals_deltalakes(
         _write(root, files)
         code, out, err = _run(capsys, "snapshot", str(root), "--format", "json")
         _check(("snapshot", "--format", "json"), code, out, err)
-        theirs = _deltalake_paths(root)
+        theirs = _deltalake_files(root)
         event(f"exit {code}, deltalake {'reads' if theirs is not None else 'refuses'}")
         if theirs is None:
             return
+        version, paths = theirs
+        if code == 3:
+            # deltalake skips a zero-byte checkpoint, the only trace of versions whose commits
+            # are gone, and calls an older version the latest; we refuse to. Compare at its.
+            assert "checkpoint" in err, err
+            code, out, err = _run(
+                capsys, "snapshot", str(root), "--format", "json", "--version", str(version)
+            )
         assert code == 0, err
-        assert sorted(f["path"] for f in json.loads(out)["files"]) == theirs
+        doc = json.loads(out)
+        assert (doc["version"], sorted(f["path"] for f in doc["files"])) == (version, paths)
