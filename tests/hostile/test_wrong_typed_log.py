@@ -297,3 +297,18 @@ def test_no_all_clear_when_the_checkpoint_hides_the_only_commit(
         assert code == 0, err
         assert "every commit read the version just before it" not in out, fmt
         assert "no commit was analysed" in out, fmt
+
+
+@pytest.mark.parametrize("where", ["path", "user"])
+def test_a_lone_surrogate_is_an_error_naming_it_and_a_pair_reads(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, where: str
+) -> None:
+    # JSON can escape half a surrogate pair; no UTF-8 text can hold it (delta-rs refuses it)
+    text = "a\ud800" if where == "path" else "b"
+    info = {"commitInfo": {"timestamp": 1, "userName": "\udc00" if where == "user" else "u"}}
+    root = write(tmp_path, [lines(PROTOCOL, METADATA), lines(info, add(text))])
+    code, out, err = run(capsys, "snapshot", str(root))
+    _error(code, err, "00000000000000000001.json", "version 1", "lone surrogate")
+    assert out == ""
+    pair = write(tmp_path / "pair", [lines(PROTOCOL, METADATA), lines(add("a\U000c205a"))])
+    assert [f["path"] for f in _snapshot(capsys, pair)["files"]] == ["a\U000c205a"]  # type: ignore[attr-defined,index]
