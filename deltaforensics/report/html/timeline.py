@@ -142,9 +142,9 @@ def timeline(doc: ExplainDocument) -> str:
             f'<rect class="{cls}" x="{x0 - 2}" y="{yc - 6}" width="{max(x1 - x0, 0) + 4}" height="12" rx="3"/>',
         ]
         row += [_diamond(x(w), yc, "win", f"winner v{w}") for w in b.marks]
-        for lo, hi in b.missing:  # a range's two ends: 10,000 missing winners are two marks
-            gone = f"{missing_text([(lo, hi)])} from the retained log"
-            row += [_diamond(x(w), yc, "missing", gone) for w in sorted({lo, hi})]
+        for first, last in b.missing:  # a range's two ends: 10,000 missing winners, two marks
+            gone = f"{missing_text([(first, last)])} from the retained log"
+            row += [_diamond(x(w), yc, "missing", gone) for w in sorted({first, last})]
         if b.failed:
             row.append(f'<path class="cross" d="M{x1 + 5} {yc - 5}l8 8m0 -8l-8 8"/>')
         out.append("".join(row) + "</a>")
