@@ -32,7 +32,7 @@ from deltaforensics.model.diagnostic_codes import (
     READ_VERSION_UNKNOWN,
 )
 from deltaforensics.model.diagnostics import Diagnostic, info, warning
-from deltaforensics.model.gaps import count, describe, runs
+from deltaforensics.model.gaps import count, describe
 from deltaforensics.model.schemas import ActionFrames
 from deltaforensics.replay import Replay, content_diagnostics
 
@@ -315,7 +315,7 @@ def _history_diagnostics(txns: Sequence[Any], races: Sequence[Any]) -> Iterator[
             )
             yield warning(MODEL_DISAGREEMENT, message, r.version)
         if r.missing_winners:
-            gone = runs(r.missing_winners)
+            gone = r.missing_winners
             message = (
                 f"{count(gone)} winner(s) {describe(gone)} of v{r.version} are not in the "
                 "retained log"

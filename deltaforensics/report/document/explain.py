@@ -19,7 +19,7 @@ from deltaforensics.evidence.anomalies import Anomaly
 from deltaforensics.evidence.winners import ErrorConflict
 from deltaforensics.model.anomaly_codes import COMMIT_GAP
 from deltaforensics.model.diagnostics import Diagnostic
-from deltaforensics.model.gaps import Range, runs
+from deltaforensics.model.gaps import Range
 from deltaforensics.report.document.entry import FORMAT_VERSION, Entry
 from deltaforensics.transactions import Transaction
 from deltaforensics.whatif.transform import touched_partitions
@@ -99,7 +99,7 @@ class Race(Entry):
             code=v.code,
             reason=v.reason if v.raised else _quiet_reason(v),
             **_reads(t),
-            missing_winners=tuple(runs(race.missing_winners)),
+            missing_winners=tuple(race.missing_winners),
             fragile_under=tuple(race.fragile_under),
         )
 
