@@ -347,7 +347,7 @@ def _history_diagnostics(txns: Sequence[Any], races: Sequence[Any]) -> Iterator[
             )
             yield warning(MODEL_DISAGREEMENT, message, r.version)
         if r.missing_winners:
-            gone = runs(r.missing_winners)
+            gone = r.missing_winners
             message = (
                 f"{count(gone)} winner(s) {describe(gone)} of v{r.version} are not in the "
                 "retained log"

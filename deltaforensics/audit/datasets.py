@@ -138,7 +138,11 @@ DATASETS: dict[str, list[Column]] = {
         ),
         field(Race, "read_predicate", "Reconstructed read predicate (TRUE = whole table)."),
         field(Race, "confidence", "high, medium or low: how sure the reconstruction is."),
-        field(Race, "missing_winners", "JSON list of winner versions no longer in the log."),
+        field(
+            Race,
+            "missing_winners",
+            "JSON list of [first, last] ranges of winner versions no longer in the log.",
+        ),
         derived(
             "fragile_under",
             _I,

@@ -6,6 +6,7 @@ finding against the same winner is kept in :attr:`Verdict.findings` for investig
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,6 +18,7 @@ from deltaforensics.conflicts.rule import (
     RuleContext,
     has_row_level_concurrency,
 )
+from deltaforensics.model.gaps import Range, missing_ranges
 from deltaforensics.model.ids import IsolationLevel
 from deltaforensics.predicates.ir import TRUE
 from deltaforensics.profiles import Profile
@@ -132,7 +134,7 @@ class Race:
     """A committed transaction that was rebased over commits it did not read."""
 
     verdict: Verdict
-    missing_winners: tuple[int, ...] = ()
+    missing_winners: tuple[Range, ...] = ()  # [first, last] runs: a gap is one entry, not 10,000
     fragile_under: tuple[Fragility, ...] = field(default=())
 
     @property
@@ -145,13 +147,17 @@ def find_races(
     transactions: Sequence[Transaction], history: Replay, *, profile: Profile | None = None
 ) -> list[Race]:
     by_version = {t.version: t for t in transactions if t.version is not None}
+    # winners from the versions present, never by counting from readVersion to the version: a
+    # commit at 2^63-1 that read version 0 would count for ever (issue #19)
+    present = sorted(by_version)
     races: list[Race] = []
     for t in transactions:
         v, rv = t.version, t.read_version
         if v is None or rv is None or rv < -1 or rv >= v - 1:  # -1: a create that lost the v0 race
             continue
-        winners = [by_version[w] for w in range(rv + 1, v) if w in by_version]
-        missing = tuple(w for w in range(rv + 1, v) if w not in by_version)
+        between = present[bisect_right(present, rv) : bisect_left(present, v)]
+        winners = [by_version[w] for w in between]
+        missing = tuple(missing_ranges(between, rv + 1, v - 1))
         prof = profile or t.profile
         verdict = check(t, winners, profile=prof, history=history)
         races.append(

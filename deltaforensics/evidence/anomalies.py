@@ -6,6 +6,7 @@ The codes, with their kind, severity and documentation, are in
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -210,17 +211,18 @@ def metadata_changes_during_races(txns: Sequence[Transaction]) -> list[Anomaly]:
 def unmarked_appends_vs_spark(txns: Sequence[Transaction]) -> list[Anomaly]:
     out: list[Anomaly] = []
     by_version = {t.version: t for t in txns if t.version is not None}
+    present = sorted(by_version)  # the raced versions the log holds: never count up a gap
     for t in txns:
         if not t.profile.counts_unmarked_appends_as_changed_data or t.blind:
             continue
         raced = _versions_raced(t)
         if raced is None:
             continue
+        held = present[bisect_left(present, raced.start) : bisect_left(present, raced.stop)]
         unmarked = [
             w
-            for v in raced
-            if (w := by_version.get(v)) is not None
-            and not w.profile.marks_blind_appends
+            for w in (by_version[v] for v in held)
+            if not w.profile.marks_blind_appends
             and w.added.height
             and not w.removed.height
             and w.is_blind_append is not True

@@ -54,6 +54,11 @@ def _read_one(version: int, name: str, data: bytes) -> pl.DataFrame:
             raise LogCorruptError(name, f"line {number}: not a JSON object", version)
         if _depth(obj) > MAX_JSON_DEPTH:
             raise LogCorruptError(name, f"line {number}: JSON nested too deeply", version)
+        if "\\u" in line and (lone := _lone_surrogate(obj)):
+            # JSON may escape half a surrogate pair; no UTF-8 text holds it. serde_json
+            # (delta-rs) refuses the line, Jackson keeps a broken string: refused, named
+            what = f"line {number}: a lone surrogate (\\u{ord(lone):04x}) is not Unicode text"
+            raise LogCorruptError(name, what, version)
         try:
             rows.append(_row(version, obj))
         except (TypeError, ValueError) as exc:
@@ -157,6 +162,15 @@ def _row(version: int, obj: dict[str, object]) -> dict[str, object]:
         value = obj.get(key)
         row[key] = _struct(value, dtype, key) if isinstance(dtype, pl.Struct) else _as_text(value)
     return row
+
+
+def _lone_surrogate(obj: object) -> str | None:
+    """The first lone surrogate in any key or string of ``obj``, if any."""
+    try:
+        json.dumps(obj, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return str(exc.object[exc.start])
+    return None
 
 
 def _depth(obj: object, level: int = 0) -> int:

@@ -21,6 +21,10 @@ import numpy.typing as npt
 import polars as pl
 
 from deltaforensics.log.commit_lines import Blob, read_exactly
+from deltaforensics.log.duplicate_keys import (
+    files_with_possible_duplicate_keys,
+    newline_positions,
+)
 from deltaforensics.model.schemas import RAW_ACTION_SCHEMA
 
 # A backslash escape polars does not re-serialise intact when it reads an object into a String
@@ -176,7 +180,10 @@ def _parse_clean(joined: JoinedCommits) -> _Clean | None:
     if np.any(data[starts[filled]] != _OPEN_BRACE):
         return None
     exact = _escaped_files(data, ends, stops)
-    lines, broken = _lines(data, stops)
+    newlines = newline_positions(data)
+    lines, broken = _lines(data, newlines, stops)
+    # a key twice in one object: polars would keep the first value, so the exact path reads it
+    exact |= files_with_possible_duplicate_keys(data, stops, newlines)
     fast = ~exact
     if np.any(broken & fast):
         return None
@@ -217,17 +224,10 @@ def _escaped_files(
 
 
 def _lines(
-    data: npt.NDArray[np.uint8], stops: npt.NDArray[np.int64]
+    data: npt.NDArray[np.uint8], newlines: npt.NDArray[np.int64], stops: npt.NDArray[np.int64]
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
     """Per file: its line count, and whether a line after the first does not start with ``{``
     (a newline that is not the file's last byte and is not followed by ``{``)."""
-    newlines = np.concatenate(
-        [
-            np.flatnonzero(data[at : at + _SCAN_BLOCK] == _NEWLINE) + at
-            for at in range(0, data.size, _SCAN_BLOCK)
-        ]
-        or [np.zeros(0, dtype=np.int64)]
-    )
     files = np.searchsorted(stops, newlines, side="right")
     inner = newlines + 1 < stops[files]
     bad = files[inner][data[newlines[inner] + 1] != _OPEN_BRACE]
@@ -278,7 +278,8 @@ def _read_in_general(blobs: Sequence[Blob]) -> pl.DataFrame:
         data[:1] != b"{" and (b := _body(data)) and not b.startswith(b"{") for _, _, data in blobs
     ):
         return read_exactly(blobs)  # names the file whose first line is not a JSON object
-    exact = [i for i, (_, _, data) in enumerate(blobs) if ESCAPES_POLARS_MANGLES.search(data)]
+    escaped = {i for i, (_, _, data) in enumerate(blobs) if ESCAPES_POLARS_MANGLES.search(data)}
+    exact = sorted(escaped | _files_repeating_a_key(blobs, escaped))
     exact_set = set(exact)  # once: `i not in set(exact)` per file was O(files x exact)
     fast = [blob for i, blob in enumerate(blobs) if i not in exact_set] if exact else list(blobs)
     plain = _read_plain(fast)
@@ -293,6 +294,15 @@ def _read_in_general(blobs: Sequence[Blob]) -> pl.DataFrame:
         if raw["_v"].null_count():
             return read_exactly(blobs)
     return _patch_exact(raw, exact, blobs)
+
+
+def _files_repeating_a_key(blobs: Sequence[Blob], escaped: set[int]) -> set[int]:
+    """Indices of the files (not already escaped) that may repeat a key in one object."""
+    others = [i for i in range(len(blobs)) if i not in escaped]
+    joined = join_commits([blobs[i] for i in others])
+    data = np.frombuffer(joined.buffer, dtype=np.uint8)
+    found = files_with_possible_duplicate_keys(data, joined.stops)
+    return {others[i] for i in np.flatnonzero(found).tolist()}
 
 
 def _patch_exact(raw: pl.DataFrame, exact: list[int], blobs: Sequence[Blob]) -> pl.DataFrame:

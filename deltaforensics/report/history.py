@@ -133,19 +133,24 @@ def _file_columns(snap: Snapshot) -> pl.DataFrame:
     miss the cache on nearly every path. One sequential copy (~0.07 s for 1M paths) saved
     ~0.4 s of those passes on a 1M-file multi-part checkpoint.
     """
-    frame = snap.files.select(
-        pl.col("path"), pl.col("size"), pl.col("dv_id"), *snap.partition_value_exprs()
-    )
+    # partition columns by position: one may be named path, size or dv_id, or named twice
+    values = [e.alias(_value_column(i)) for i, e in enumerate(snap.partition_value_exprs())]
+    frame = snap.files.select(pl.col("path"), pl.col("size"), pl.col("dv_id"), *values)
     packed = pl.from_arrow(frame["path"].to_arrow())
     assert isinstance(packed, pl.Series)
     return frame.with_columns(packed.alias("path"))
+
+
+def _value_column(index: int) -> str:
+    return f"partition value {index}"
 
 
 def _files_are_plain(frame: pl.DataFrame, columns: tuple[str, ...]) -> bool:
     """Whether every string of the files array is written by json.dumps as itself."""
     if frame.is_empty():
         return True
-    strings = [pl.col("path"), pl.col("dv_id"), *(pl.col(c) for c in columns)]
+    values = (pl.col(_value_column(i)) for i in range(len(columns)))
+    strings = [pl.col("path"), pl.col("dv_id"), *values]
     return bool(
         frame.select(
             pl.all_horizontal(s.is_null() | s.str.contains(_PLAIN_JSON) for s in strings).all()
@@ -163,7 +168,10 @@ def _files_json(frame: pl.DataFrame, columns: tuple[str, ...], slice_rows: int) 
         return pl.when(pl.col(col).is_null()).then(pl.lit("null")).otherwise(quoted)
 
     if columns:
-        entries = [pl.concat_str([pl.lit(f"        {json.dumps(c)}: "), text(c)]) for c in columns]
+        entries = [
+            pl.concat_str([pl.lit(f"        {json.dumps(c)}: "), text(_value_column(i))])
+            for i, c in enumerate(columns)
+        ]
         pv = pl.concat_str(
             [pl.lit("{\n"), pl.concat_str(entries, separator=",\n"), pl.lit("\n      }")]
         )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -17,6 +17,12 @@ _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 NO_APPLY_TEXT = (
     "no statement to apply: the writers of this table cannot make this change (see why above)"
 )
+
+
+def missing_text(ranges: Sequence[Sequence[int]]) -> str:
+    """``v2–v9998, v10001 missing`` for the ranges ``[2, 9998], [10001, 10001]``."""
+    spans = ", ".join(f"v{lo}" if lo == hi else f"v{lo}–v{hi}" for lo, hi in ranges)
+    return f"{spans} missing" if spans else ""
 
 
 def _shown(match: re.Match[str]) -> str:

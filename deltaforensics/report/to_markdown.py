@@ -35,6 +35,7 @@ from deltaforensics.report.plain import (
     change_text,
     commit_summary,
     commits_by_version,
+    missing_text,
     recommendations_note,
     visible,
 )
@@ -93,9 +94,10 @@ def fenced(value: str) -> str:
     Text holding a ``<`` that could open a tag is an HTML ``<pre>`` block with entities instead:
     shown and copied as the same text, and no renderer reads a tag in it.
     """
-    value = visible(value, keep="\n\r\t")
+    # a lone carriage return is a line break here, never a raw byte (it rewrites a terminal line)
+    value = _newlines(visible(value, keep="\n\r\t"), "\n")
     if _TAG_START.search(value):
-        shown = html.escape(_newlines(value, "\n").rstrip(), quote=False)
+        shown = html.escape(value.rstrip(), quote=False)
         return f"<pre>\n{shown}\n</pre>"
     fence = "`" * max(3, max((len(m) for m in _BACKTICKS.findall(value)), default=0) + 1)
     return f"{fence}\n{value.rstrip()}\n{fence}"
@@ -204,7 +206,10 @@ def _races(races: Sequence[Race], max_rows: int, none: str) -> list[str]:
         [
             f"v{r.version}",
             f"v{r.read_version}",
-            _versions(r.winners),
+            "; ".join(
+                [*([_versions(r.winners)] if r.winners else []), missing_text(r.missing_winners)]
+            ).strip("; ")
+            or "—",
             text(r.operation),
             _outcome(r.outcome, r.code),
             code(r.read_predicate),

@@ -18,6 +18,7 @@ from deltaforensics.evidence.anomalies import Anomaly
 from deltaforensics.report.document.explain import (
     Commit,
     ExplainDocument,
+    Race,
     Recommendation,
     no_race_reason,
 )
@@ -26,6 +27,7 @@ from deltaforensics.report.plain import (
     change_text,
     commit_summary,
     commits_by_version,
+    missing_text,
     recommendations_note,
     visible,
 )
@@ -105,7 +107,7 @@ def _timeline(doc: ExplainDocument, commits: Commits, console: Console) -> None:
                     f"v{r.read_version} → v{r.version}",
                     _text(r.operation),
                     _text(writer),
-                    _span(r.winners),
+                    _winners(r),
                     outcome,
                 ],
             )
@@ -160,6 +162,8 @@ def _findings(doc: ExplainDocument, commits: Commits, console: Console) -> None:
         lines = [f"[bold]{head}[/bold] — {verdict} under {_text(r.profile)}"]
         for w in r.winners:
             lines.append("  raced: " + _commit_text(commits, w))
+        if r.missing_winners:
+            lines.append(f"  raced: {missing_text(r.missing_winners)} from the retained log")
         lines.append(
             f"  reads: {_text(r.read_predicate or 'nothing')} ({_text(r.read_reason)}; "
             f"confidence {r.confidence})"
@@ -220,6 +224,12 @@ def _recommendations(report: ExplainDocument, console: Console) -> None:
         console.print(f"   apply: {_text(r.apply) if r.apply else NO_APPLY_TEXT}")
     if note:
         console.print(_text(note))
+
+
+def _winners(race: Race) -> str:
+    """The winners still in the log, then the ranges of those missing from it."""
+    present = [_span(race.winners)] if race.winners else []
+    return "; ".join([*present, missing_text(race.missing_winners)]).strip("; ") or "-"
 
 
 def _span(versions: Sequence[int]) -> str:

@@ -7,6 +7,8 @@ pairs; this side, in the project's interpreter, reads its records and runs the C
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,7 +40,8 @@ def run_runner(engine: DeltaSpark, cases: list[Case], work: Path, *, timeout: fl
     out.unlink(missing_ok=True)
     log = work / "runner.log"
     with log.open("w") as sink:
-        done = subprocess.run(
+        # its own process group, so a runner that times out takes its JVM down with it
+        runner = subprocess.Popen(
             [
                 str(installed.python),
                 str(RUNNER),
@@ -49,14 +52,19 @@ def run_runner(engine: DeltaSpark, cases: list[Case], work: Path, *, timeout: fl
             ],
             stdout=sink,
             stderr=subprocess.STDOUT,
-            timeout=timeout,
-            check=False,
+            start_new_session=True,
         )
-    if done.returncode != 0 or not out.exists():
+        try:
+            returncode = runner.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(runner.pid, signal.SIGKILL)
+            runner.wait()
+            raise RuntimeError(
+                f"Delta {engine.delta} runner timed out after {timeout:.0f} s"
+            ) from None
+    if returncode != 0 or not out.exists():
         tail = log.read_text().strip().splitlines()[-5:]
-        raise RuntimeError(
-            f"Delta {engine.delta} runner exited {done.returncode}: {' | '.join(tail)}"
-        )
+        raise RuntimeError(f"Delta {engine.delta} runner exited {returncode}: {' | '.join(tail)}")
     return out
 
 

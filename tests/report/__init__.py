@@ -104,7 +104,7 @@ def explain_report() -> dict[str, Any]:
             [39],
             "OPTIMIZE",
             profile="delta-rs 1.6.6",
-            missing_winners=[38],
+            missing_winners=[[38, 38]],
             isolation_level={"value": "Serializable", "source": "delta-rs default"},
             reason="no rule fires against v39",
             read_predicate=None,

@@ -250,6 +250,8 @@ def _set(doc: dict[str, Any], path: tuple[Any, ...], value: Any) -> dict[str, An
     ("path", "value"),
     [
         pytest.param(("format_version",), FORMAT_VERSION + 1, id="format-version-next"),
+        pytest.param(("races", 0, "missing_winners"), [38], id="missing-winners-not-ranges"),
+        pytest.param(("races", 0, "missing_winners"), [[38]], id="missing-winners-half-range"),
         pytest.param(("races", 0, "outcome"), "Commits", id="outcome-case"),
         pytest.param(("races", 0, "outcome"), "CommitFailedError", id="outcome-not-delta"),
         pytest.param(

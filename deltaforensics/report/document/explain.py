@@ -19,6 +19,7 @@ from deltaforensics.evidence.anomalies import Anomaly
 from deltaforensics.evidence.winners import ErrorConflict
 from deltaforensics.model.anomaly_codes import COMMIT_GAP
 from deltaforensics.model.diagnostics import Diagnostic
+from deltaforensics.model.gaps import Range
 from deltaforensics.report.document.entry import FORMAT_VERSION, Entry
 from deltaforensics.transactions import Transaction
 from deltaforensics.whatif.transform import touched_partitions
@@ -82,7 +83,7 @@ class Race(Entry):
     read_predicate: str | None
     read_reason: str
     confidence: str
-    missing_winners: tuple[int, ...]
+    missing_winners: tuple[Range, ...]  # [first, last] inclusive: a gap of 10,000 is one entry
     fragile_under: tuple[Fragility, ...]
 
     @classmethod

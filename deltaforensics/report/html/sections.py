@@ -26,7 +26,7 @@ from deltaforensics.report.html.format import (
     table,
     versions,
 )
-from deltaforensics.report.plain import NO_APPLY_TEXT, change_text, commit_summary
+from deltaforensics.report.plain import NO_APPLY_TEXT, change_text, commit_summary, missing_text
 
 
 def races(entries: Sequence[Race], none: str) -> str:
@@ -34,7 +34,7 @@ def races(entries: Sequence[Race], none: str) -> str:
     for i, r in enumerate(entries):
         winners = versions(r.winners)
         if r.missing_winners:
-            winners += f' <span class="muted">(missing: {versions(r.missing_winners)})</span>'
+            winners += f' <span class="muted">({e(missing_text(r.missing_winners))})</span>'
         fragile = "".join(
             f"<li>{e(f.change)} → {e(f.outcome)}"
             + (f" vs v{e(f.winner_version)}" if f.winner_version is not None else "")

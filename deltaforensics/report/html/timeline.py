@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from deltaforensics.report.document.explain import Conflict, ExplainDocument, Race
 from deltaforensics.report.html.format import e, race_status
+from deltaforensics.report.plain import missing_text
 
 MAX_TIMELINE_ROWS = 400
 LABEL_CHARS = 34
@@ -17,7 +18,8 @@ LEGEND = (
     '<span><span class="sw" style="background:var(--warn)"></span>race: fragile (one change from a conflict)</span>'
     '<span><span class="sw" style="background:var(--bad)"></span>race: model predicts a conflict</span>'
     '<span><span class="sw" style="background:var(--conflict)"></span>conflict (✗ = never committed)</span>'
-    "<span>◆ winner · ◇ winner missing from the log · bar = read version → commit version</span></div>"
+    "<span>◆ winner · ◇ first and last of winners missing from the log · bar = read version → "
+    "commit version</span></div>"
 )
 
 
@@ -29,7 +31,7 @@ class Bar:
     start: int
     end: int
     marks: tuple[int, ...]
-    missing: tuple[int, ...]
+    missing: tuple[tuple[int, int], ...]  # ranges, [first, last]
     cls: str
     href: str
     failed: bool
@@ -110,7 +112,7 @@ def timeline(doc: ExplainDocument) -> str:
     drawn = bars(doc)
     if not drawn:
         return '<p class="muted">No races or conflicts: nothing to draw.</p>'
-    points = [v for b in drawn for v in (b.start, b.end, *b.marks, *b.missing)]
+    points = [v for b in drawn for v in (b.start, b.end, *b.marks, *_ends(b.missing))]
     lo, hi = min(points), max(points)
     hi = hi if hi > lo else lo + 1
     plot = WIDTH - LEFT - RIGHT
@@ -140,7 +142,9 @@ def timeline(doc: ExplainDocument) -> str:
             f'<rect class="{cls}" x="{x0 - 2}" y="{yc - 6}" width="{max(x1 - x0, 0) + 4}" height="12" rx="3"/>',
         ]
         row += [_diamond(x(w), yc, "win", f"winner v{w}") for w in b.marks]
-        row += [_diamond(x(w), yc, "missing", f"v{w}: not in the retained log") for w in b.missing]
+        for first, last in b.missing:  # a range's two ends: 10,000 missing winners, two marks
+            gone = f"{missing_text([(first, last)])} from the retained log"
+            row += [_diamond(x(w), yc, "missing", gone) for w in sorted({first, last})]
         if b.failed:
             row.append(f'<path class="cross" d="M{x1 + 5} {yc - 5}l8 8m0 -8l-8 8"/>')
         out.append("".join(row) + "</a>")
@@ -150,6 +154,10 @@ def timeline(doc: ExplainDocument) -> str:
     if len(drawn) < total:
         note = f'<p class="small muted">Showing {len(drawn)} of {total} rows (conflicts and risky races first).</p>'
     return "\n".join(out) + "\n" + LEGEND + note
+
+
+def _ends(ranges: tuple[tuple[int, int], ...]) -> list[int]:
+    return [v for pair in ranges for v in pair]
 
 
 def _diamond(cx: float, cy: int, cls: str, title: str) -> str:
