@@ -46,13 +46,24 @@ def run(args: argparse.Namespace) -> int:
     return render(args)
 
 
+def resume(args: argparse.Namespace) -> int:
+    """Run the cases a runner in ``--work`` has no record of yet, appending to its records."""
+    engine = by_key(args.engine)
+    work = Path(args.work)
+    _, records = read_records(work / "records.jsonl")
+    left = [c for c in _cases(engine, args) if c.id not in records]
+    print(f"{engine.key}: {len(left)} case(s) left")
+    if left:
+        run_runner(engine, left, work, timeout=6 * 3600, append=True)
+    return judge_work(args)
+
+
 def judge_work(args: argparse.Namespace) -> int:
     """Judge the records a runner wrote (or is writing) in ``--work``; verdicts are kept in
     ``--work``/verdicts.json, so a second call judges only the new records."""
     engine = by_key(args.engine)
-    _write(
-        engine, _cases(engine, args), Path(args.work) / "records.jsonl", args.sample, minutes=None
-    )
+    out = Path(args.work) / "records.jsonl"
+    _write(engine, _cases(engine, args), out, args.sample, minutes=None, rejudge=args.rejudge)
     return render(args)
 
 
@@ -222,9 +233,15 @@ def main(argv: list[str] | None = None) -> int:
     judge_p.add_argument("--sample", action="store_true")
     judge_p.add_argument("--limit", type=int, default=0)
     judge_p.add_argument("--rejudge", action="store_true", help="judge cached disagreements again")
+    resume_p = sub.add_parser("resume", help="run the cases --work has no record of yet")
+    resume_p.add_argument("--engine", required=True)
+    resume_p.add_argument("--work", required=True)
+    resume_p.add_argument("--sample", action="store_true")
+    resume_p.add_argument("--limit", type=int, default=0)
+    resume_p.add_argument("--rejudge", action="store_true")
     sub.add_parser("render")
     args = parser.parse_args(argv)
-    commands = {"run": run, "judge": judge_work, "render": render}
+    commands = {"run": run, "judge": judge_work, "resume": resume, "render": render}
     return commands[args.command](args)
 
 

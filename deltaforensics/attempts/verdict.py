@@ -73,6 +73,9 @@ def check_attempt(
             notes=(f"no commit after v{rv}: nothing to conflict with", *notes),
         )
     verdict = check(attempt, winners, profile=profile, history=replay)
+    retried = optimize_retry(attempt, verdict, replay)
+    if retried is not None:
+        return retried
     if verdict.outcome == COMMITS:
         quiet = (
             "a blind append reads nothing, so no winner can conflict with it"
@@ -81,3 +84,36 @@ def check_attempt(
         )
         notes.insert(0, quiet)
     return replace(verdict, notes=verdict.notes + tuple(notes)) if notes else verdict
+
+
+def optimize_retry(attempt: Transaction, verdict: Verdict, replay: Replay) -> Verdict | None:
+    """The verdict after Spark's OPTIMIZE retry, or ``None`` when there is none.
+
+    A losing OPTIMIZE starts a new transaction on the newest version and commits again when
+    every file it compacted is still in the table and the partition columns did not change
+    (``OptimizeExecutor.commitAndRetry``); the statement then succeeds, and its commit records
+    the newer read version, so the log shows no race.
+    """
+    if (
+        verdict.outcome == COMMITS
+        or not attempt.profile.optimize_retries_on_conflict
+        or attempt.operation != "OPTIMIZE"
+        or attempt.read_version is None
+        or not verdict.winners
+    ):
+        return None
+    latest = max(verdict.winners)
+    compacted = attempt.removed.get_column("path")
+    still_there = replay.live_files_among(latest, compacted).height == compacted.n_unique()
+    same_layout = (
+        replay.metadata_at(latest).partition_columns
+        == replay.metadata_at(attempt.read_version).partition_columns
+    )
+    if not (still_there and same_layout):
+        return None
+    note = (
+        f"OPTIMIZE first failed with {verdict.outcome} against v{verdict.winner_version}, then "
+        f"re-ran its commit on v{latest}: every file it compacted is still in the table and "
+        "the partition columns are unchanged (Delta's OptimizeExecutor.commitAndRetry)"
+    )
+    return replace(verdict, outcome=COMMITS, raised=None, winner_version=None, notes=(note,))

@@ -60,6 +60,7 @@ _SPARK_31 = Profile(
     rule_order=SPARK_ORDER_OLD,
     empty_commit_skipping_operations=SPARK_COMMIT_IF_NEEDED_OPERATIONS,
     idle_commands_commit_nothing=SPARK_IDLE_NO_COMMIT_OPERATIONS,
+    optimize_retries_on_conflict=True,
     counts_unmarked_appends_as_changed_data=True,
     blind_loser_shortcut=False,
     refuses_to_set_write_serializable=True,

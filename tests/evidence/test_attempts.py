@@ -1006,3 +1006,27 @@ def test_read_version_at_prefers_in_commit_timestamps(tmp_path: Path) -> None:
     rep = replay_of(tmp_path)
     assert read_version_at(rep, b.time_of(0) + 7) == 1  # the file timestamps say v1 came 60 s later
     assert read_version_at(rep, b.time_of(0) + 10) == 2
+
+
+def test_a_losing_optimize_retries_while_its_files_are_still_there(tmp_path: Path) -> None:
+    """Spark's OptimizeExecutor.commitAndRetry, as real Delta 2.4.0 and 3.3.2 did it in the
+    harness (docs/fidelity.md): a metadata change fails the first commit, the files it
+    compacted are untouched, so OPTIMIZE commits on a new transaction; a winner that removed
+    one of those files fails it for good."""
+    b = _table(tmp_path / "meta", "spark-3.5.3")
+    read = b.version
+    b.add_columns({"note": "string"})
+    _, verdict = verdict_for("OPTIMIZE t", replay_of(tmp_path / "meta"), read, delta_spark((3, 3)))
+    assert verdict.outcome == OK and "commitAndRetry" in verdict.reason
+
+    c = _table(tmp_path / "delete", "spark-3.5.3")
+    read = c.version
+    c.delete("date = '2024-01-01'")
+    _, verdict = verdict_for("OPTIMIZE t", replay_of(tmp_path / "delete"), read, delta_spark((3, 3)))
+    assert verdict.outcome == "ConcurrentDeleteReadException"
+
+    rs = _table(tmp_path / "rs", "delta-rs-1.6.6")
+    read = rs.version
+    rs.add_columns({"note": "string"})
+    _, verdict = verdict_for("OPTIMIZE t", replay_of(tmp_path / "rs"), read, delta_rs())
+    assert verdict.outcome == "MetadataChangedException"  # delta-rs has no such retry

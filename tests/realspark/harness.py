@@ -30,15 +30,24 @@ class Run:
     not_pairs: dict[str, str]  # case id -> why it is not a real race
 
 
-def run_runner(engine: DeltaSpark, cases: list[Case], work: Path, *, timeout: float = 3600) -> Path:
-    """Run the pairs on the engine; its records land in ``work/records.jsonl``, one per line."""
+def run_runner(
+    engine: DeltaSpark,
+    cases: list[Case],
+    work: Path,
+    *,
+    timeout: float = 3600,
+    append: bool = False,
+) -> Path:
+    """Run the pairs on the engine; its records land in ``work/records.jsonl``, one per line
+    (after the records already there with ``append``)."""
     installed = install(engine)
     work.mkdir(parents=True, exist_ok=True)
     spec = work / "cases.json"
     spec.write_text(json.dumps([c.spec() for c in cases]))
     out = work / "records.jsonl"
-    out.unlink(missing_ok=True)
-    log = work / "runner.log"
+    if not append:
+        out.unlink(missing_ok=True)
+    log = work / ("runner-resumed.log" if append else "runner.log")
     with log.open("w") as sink:
         # its own process group, so a runner that times out takes its JVM down with it
         runner = subprocess.Popen(

@@ -198,7 +198,7 @@ def run_case(
     key = json.dumps(case["setup"], sort_keys=True)
     with template_lock:  # session-wide defaults are set while a template is created
         if key not in templates:
-            template = work / "templates" / f"t{len(templates)}"
+            template = work / "templates" / f"t{os.getpid()}-{len(templates)}"
             create_template(spark, case["setup"], template)
             templates[key] = template
     table = work / "tables" / case["id"]
