@@ -2,6 +2,7 @@
 
     python scripts/fidelity.py run [--engine 3.3.2] [--sample] [--limit N]
     python scripts/fidelity.py judge --engine 3.3.2 --work DIR  # a runner's records, incrementally
+    python scripts/fidelity.py keep --engine 3.3.2 --work DIR   # real logs for tests/
     python scripts/fidelity.py render          # docs/fidelity.md from docs/fidelity/*.json
 
 ``run`` installs each pinned engine (tests/realspark/engines.py), runs the pairs of the matrix
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
 import tempfile
 import time
@@ -56,6 +58,49 @@ def resume(args: argparse.Namespace) -> int:
     if left:
         run_runner(engine, left, work, timeout=6 * 3600, append=True)
     return judge_work(args)
+
+
+KEPT = REPO / "tests" / "realspark" / "logs"
+KEEP_PER_ENGINE = 12
+
+
+def keep(args: argparse.Namespace) -> int:
+    """Copy the logs of a few judged pairs (every outcome, no data files) into tests/, with the
+    engine's record, as real Spark-written test data."""
+    engine = by_key(args.engine)
+    work = Path(args.work)
+    _, records = read_records(work / "records.jsonl")
+    cache = json.loads((work / "verdicts.json").read_text())
+    judged = [
+        records[c.id]
+        for c in matrix(engine.major_minor)
+        if c.id in cache and not cache[c.id]["not_pair"] and c.id in records
+    ]
+    chosen: dict[str, dict] = {}
+    outcomes: set[str] = set()
+    for record in judged:  # one of each outcome first, then every n-th
+        if record["outcome"] not in outcomes:
+            outcomes.add(record["outcome"])
+            chosen[record["id"]] = record
+    step = max(1, len(judged) // KEEP_PER_ENGINE)
+    for record in judged[::step]:
+        if len(chosen) >= KEEP_PER_ENGINE:
+            break
+        chosen.setdefault(record["id"], record)
+    target = KEPT / engine.key
+    shutil.rmtree(target, ignore_errors=True)
+    for record in chosen.values():
+        log = Path(record["table"]) / "_delta_log"
+        dest = target / record["id"] / "_delta_log"
+        shutil.copytree(log, dest, ignore=shutil.ignore_patterns("*.parquet"))
+        kept = {
+            k: record[k]
+            for k in ("id", "outcome", "read_version", "winner_versions", "loser_version")
+        }
+        kept["text"] = record.get("text")
+        (target / record["id"] / "record.json").write_text(json.dumps(kept, indent=1) + "\n")
+    print(f"{engine.key}: kept {len(chosen)} real log(s) in {target.relative_to(REPO)}")
+    return 0
 
 
 def judge_work(args: argparse.Namespace) -> int:
@@ -239,9 +284,12 @@ def main(argv: list[str] | None = None) -> int:
     resume_p.add_argument("--sample", action="store_true")
     resume_p.add_argument("--limit", type=int, default=0)
     resume_p.add_argument("--rejudge", action="store_true")
+    keep_p = sub.add_parser("keep", help="copy a few judged pairs' logs into tests/realspark/logs")
+    keep_p.add_argument("--engine", required=True)
+    keep_p.add_argument("--work", required=True)
     sub.add_parser("render")
     args = parser.parse_args(argv)
-    commands = {"run": run, "judge": judge_work, "resume": resume, "render": render}
+    commands = {"run": run, "judge": judge_work, "resume": resume, "keep": keep, "render": render}
     return commands[args.command](args)
 
 

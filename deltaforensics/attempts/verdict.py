@@ -90,7 +90,8 @@ def optimize_retry(attempt: Transaction, verdict: Verdict, replay: Replay) -> Ve
     """The verdict after Spark's OPTIMIZE retry, or ``None`` when there is none.
 
     A losing OPTIMIZE starts a new transaction on the newest version and commits again when
-    every file it compacted is still in the table and the partition columns did not change
+    every file it compacted is still in the table (with the same deletion vector, where the
+    release compares them) and the partition columns did not change
     (``OptimizeExecutor.commitAndRetry``); the statement then succeeds, and its commit records
     the newer read version, so the log shows no race.
     """
@@ -104,7 +105,12 @@ def optimize_retry(attempt: Transaction, verdict: Verdict, replay: Replay) -> Ve
         return None
     latest = max(verdict.winners)
     compacted = attempt.removed.get_column("path")
-    still_there = replay.live_files_among(latest, compacted).height == compacted.n_unique()
+    live = replay.live_files_among(latest, compacted)
+    key = (
+        ["path", "dv_id"] if attempt.profile.optimize_retry_compares_deletion_vectors else ["path"]
+    )
+    wanted = attempt.removed.select(key).unique()
+    still_there = wanted.join(live.select(key).unique(), on=key, how="anti").is_empty()
     same_layout = (
         replay.metadata_at(latest).partition_columns
         == replay.metadata_at(attempt.read_version).partition_columns

@@ -6,6 +6,7 @@ and, for Delta-Spark, what an ``INSERT … SELECT`` over its own target reads (A
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -85,6 +86,15 @@ def plan_insert(ctx: AttemptContext, replace_where: str | None, mode: str | None
         partitions = [dict.fromkeys(ctx.cols)]
         stats = [None]
     plan.added = list(zip(partitions, stats, strict=True))
+    generated = _generated_identity_columns(ctx)
+    if generated:
+        # Delta writes the new high-water mark into the schema: the INSERT changes metadata, so
+        # any concurrent metadata change fails it (real Delta 3.3.2 and 4.4.0, docs/fidelity.md)
+        plan.changes_metadata = True
+        plan.change_other = True
+        ctx.notes.append(
+            f"generates values for identity column(s) {', '.join(generated)}: a metadata update"
+        )
     plan.params = ctx.writer.operation_parameters(params)
     plan.recorded_blind = ctx.writer.recorded_blind(plan.recorded_blind is True)
     return plan
@@ -147,3 +157,21 @@ def insert_self_read(ctx: AttemptContext, plan: WritePlan) -> Reads:
         f"INSERT … SELECT reads the target table (WHERE {cond}): {why}",
         "medium",
     )
+
+
+def _generated_identity_columns(ctx: AttemptContext) -> list[str]:
+    """The identity columns (``delta.identity.start`` in the field's metadata) this INSERT
+    leaves to Delta to generate: those its column list does not name."""
+    try:
+        fields = json.loads(ctx.md.schema_string or "{}").get("fields") or []
+    except ValueError:
+        return []
+    identity = [
+        str(f.get("name")) for f in fields if "delta.identity.start" in (f.get("metadata") or {})
+    ]
+    named = ctx.stmt.insert_columns
+    if named is None:
+        width = len(ctx.stmt.rows[0]) if ctx.stmt.rows else len(fields)
+        return identity if width < len(fields) else []
+    lowered = {c.lower() for c in named}
+    return [c for c in identity if c.lower() not in lowered]

@@ -96,7 +96,8 @@ def list_log(store: LogStore) -> LogListing:
             continue
         parsed = parse_log_path(f.name)
         if parsed is None:
-            junk.append(f.name)
+            if not _is_hadoop_checksum(f.name):
+                junk.append(f.name)
             continue
         match parsed.kind:
             case LogFileKind.COMMIT:
@@ -185,3 +186,9 @@ def _read_last_checkpoint(store: LogStore) -> LastCheckpointHint:
         return LastCheckpointHint(version=version, parts=parts if isinstance(parts, int) else None)
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         return LastCheckpointHint(version=None, problem=f"corrupt ({type(exc).__name__})")
+
+
+def _is_hadoop_checksum(name: str) -> bool:
+    """``.00000000000000000003.json.crc``: the checksum Hadoop's local file system writes beside
+    every file it writes (Delta-Spark on a local path or DBFS mount). Not Delta's, not junk."""
+    return name.startswith(".") and name.endswith(".crc") and len(name) > len("..crc")

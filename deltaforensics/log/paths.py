@@ -42,7 +42,9 @@ _PATTERNS: tuple[tuple[LogFileKind, re.Pattern[str]], ...] = (
 # Delta versions are a Java long (Delta-Spark ``FileNames.getFileVersion`` is ``toLong``); a
 # 20-digit name beyond it is no commit any reader takes, so it is junk (listed, W-diagnosed).
 MAX_VERSION = 2**63 - 1
-_STAGED = re.compile(rf"^_staged_commits/{_V}\.{_UUID}\.json$")
+# ``_staged_commits/`` in the protocol's catalog-managed tables; ``_commits/`` is where Delta
+# 3.x-4.x's coordinated commits keep their unbackfilled commits (an empty folder on most tables)
+_STAGED = re.compile(rf"^_(?:staged_)?commits/{_V}\.{_UUID}\.json$")
 _SIDECAR = re.compile(r"^_sidecars/([^/]+\.parquet)$")
 
 

@@ -23,7 +23,7 @@ import fsspec
 from deltaforensics.errors import NotADeltaTableError, StorageError
 
 LOG_DIR = "_delta_log"
-_NESTED_DIRS = ("_sidecars", "_staged_commits")
+_NESTED_DIRS = ("_sidecars", "_staged_commits", "_commits")
 T = TypeVar("T")
 
 

@@ -44,6 +44,9 @@ class Profile:
     # and commits again while every file it compacted is still in the table and the partition
     # columns are unchanged (measured on Delta 2.4.0 and 3.3.2, docs/fidelity.md)
     optimize_retries_on_conflict: bool = False
+    # ... and a file counts as still there only with its same deletion vector (a DML winner on a
+    # DV table re-adds the path with a new one): Delta 3.3.2 measured so, 2.4.0 compared paths
+    optimize_retry_compares_deletion_vectors: bool = False
     protocol_compared_by_versions: bool = False  # delta-rs: reader/writer versions, not features
     metadata_allow_list: bool = False  # OSS >= 4.1 lets allow-listed property changes pass
     identity_tolerance: bool = False  # OSS >= 3.3 lets identity-high-water-mark winners pass

@@ -66,7 +66,12 @@ _SPARK_31 = Profile(
     refuses_to_set_write_serializable=True,
     spark_sql=True,
 )
-_SPARK_32 = replace(_SPARK_31, rule_order=SPARK_ORDER_32, blind_loser_shortcut=True)
+_SPARK_32 = replace(
+    _SPARK_31,
+    rule_order=SPARK_ORDER_32,
+    blind_loser_shortcut=True,
+    optimize_retry_compares_deletion_vectors=True,
+)
 _DATABRICKS = replace(
     _SPARK_32,
     engine="databricks",

@@ -39,6 +39,9 @@ def real_pair(record: dict[str, Any]) -> str | None:
         return f"harness: {record.get('message', record.get('outcome'))}"
     if record.get("winner_error"):
         return f"winner failed: {record['winner_error'].get('text', '')[:200]}"
+    winners = record.get("winner_versions") or []
+    if record.get("raced") and (not winners or winners[-1] <= record.get("read_version", -1)):
+        return "the winner wrote no commit (nothing to race)"
     if not record.get("raced"):
         return f"loser never reached its commit ({record.get('outcome')}: {record.get('message', '')[:160]})"
     if record["outcome"] == "error":
