@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import sys
 import tempfile
@@ -244,7 +245,7 @@ def render(_args: argparse.Namespace | None = None) -> int:
                 f"- `{row['case']}` ({row['check']}): engine {row['real']}, model "
                 f"{row['predicted']}. {why}"
             )
-        kinds = Counter(v.split(":")[0] for v in payload["not_pairs"].values())
+        kinds = Counter(re.split(r" \(|:", v)[0] for v in payload["not_pairs"].values())
         if kinds:
             lines.append("")
             lines.append(

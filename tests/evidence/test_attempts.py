@@ -1022,7 +1022,9 @@ def test_a_losing_optimize_retries_while_its_files_are_still_there(tmp_path: Pat
     c = _table(tmp_path / "delete", "spark-3.5.3")
     read = c.version
     c.delete("date = '2024-01-01'")
-    _, verdict = verdict_for("OPTIMIZE t", replay_of(tmp_path / "delete"), read, delta_spark((3, 3)))
+    _, verdict = verdict_for(
+        "OPTIMIZE t", replay_of(tmp_path / "delete"), read, delta_spark((3, 3))
+    )
     assert verdict.outcome == "ConcurrentDeleteReadException"
 
     rs = _table(tmp_path / "rs", "delta-rs-1.6.6")
