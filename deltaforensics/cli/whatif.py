@@ -77,10 +77,11 @@ def whatif(
     invocation = invocation_of(ctx)
     invocation.redact = redact
     from deltaforensics.analysis import analyze, observed_attempts  # noqa: PLC0415
-    from deltaforensics.api import scenario_changes  # noqa: PLC0415
+    from deltaforensics.api import checked_profile, scenario_changes  # noqa: PLC0415
     from deltaforensics.report.document import whatif_document  # noqa: PLC0415
     from deltaforensics.whatif.scenario import Scenario  # noqa: PLC0415
 
+    checked_profile(profile)
     changes = scenario_changes(
         partition_by=_columns(partition_by or ""),
         isolation=isolation,
