@@ -36,6 +36,7 @@ def plan_alter(ctx: AttemptContext) -> WritePlan:
         if a.kind == "set_properties":
             keys += [k for k, v in a.properties if config.get(k) != v]
             plan.changes_protocol |= any(_enables_feature(k, v, features) for k, v in a.properties)
+            plan.changes_protocol |= any(_raises_version(ctx, k, v) for k, v in a.properties)
         elif a.kind == "add_constraint":
             keys.append(f"delta.constraints.{a.name}")
             plan.changes_protocol |= "checkConstraints" not in features
@@ -52,6 +53,17 @@ def plan_alter(ctx: AttemptContext) -> WritePlan:
     reads = any(a.kind in ("add_constraint", "sync_identity") for a in actions)
     plan.recorded_blind = ctx.writer.recorded_blind(not reads)  # DDL is a blind append (A.3)
     return plan
+
+
+def _raises_version(ctx: AttemptContext, key: str, value: str) -> bool:
+    """``delta.minReaderVersion``/``delta.minWriterVersion`` above the table's: Delta upgrades
+    the protocol (a protocol action), which real Delta 3.3.2 fails as ProtocolChangedException
+    against a winner that wrote a protocol action too (docs/fidelity.md)."""
+    current = {
+        "delta.minreaderversion": ctx.protocol.min_reader_version,
+        "delta.minwriterversion": ctx.protocol.min_writer_version,
+    }.get(key.lower())
+    return current is not None and value.strip().isdigit() and int(value) > current
 
 
 def _enables_feature(key: str, value: str, features: set[str]) -> bool:
