@@ -61,7 +61,7 @@ OSS31 = Variant("oss31", delta_spark((3, 1)), "spark-3.1.0")
 DBR = Variant("dbr", databricks((14, 3)), "databricks-14.3")
 DBR_NO_RLC = Variant("dbr-no-rlc", databricks((14, 3)), "databricks-14.3",
                      overrides={"row_level_concurrency": False})  # fmt: skip
-DELTA_RS = Variant("rs", delta_rs((1, 6)), "spark-4.1.0", loser_writer=RS)
+DELTA_RS = Variant("rs", delta_rs((1, 6, 6)), "spark-4.1.0", loser_writer=RS)  # newest measured
 DELTA_RS_12 = Variant("rs12", delta_rs((1, 2)), "spark-4.1.0", loser_writer="delta-rs-1.2.0")
 
 # table-level isolation: S, WS, or the engine's default (OSS: Serializable, DBR: WriteSerializable)
