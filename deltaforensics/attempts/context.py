@@ -6,6 +6,7 @@ lowers the context's confidence (with a note saying why) wherever it has to gues
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -48,6 +49,15 @@ class AttemptContext:
     @property
     def fields(self) -> tuple[str, ...]:
         return self.replay.frames.partition_columns
+
+    @property
+    def schema_fields(self) -> list[dict[str, Any]]:
+        """The read version's schema fields as Delta writes them (name, type, metadata); none
+        when the schema string is not JSON."""
+        try:
+            return list(json.loads(self.md.schema_string or "{}").get("fields") or [])
+        except ValueError:
+            return []
 
     def lower(self, confidence: str, note: str | None = None) -> None:
         if _CONFIDENCE.index(confidence) < _CONFIDENCE.index(self.confidence):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import polars as pl
@@ -111,11 +110,9 @@ def _alter_operation(ctx: AttemptContext, a: AlterAction) -> tuple[str, dict[str
 def _identity_field(ctx: AttemptContext, name: str) -> dict[str, Any]:
     """The schema field of identity column ``name`` at the read version; a one-line
     ``ValueError`` when there is none (Delta refuses SYNC IDENTITY on other columns)."""
-    try:
-        fields = json.loads(ctx.md.schema_string or "{}").get("fields") or []
-    except ValueError:
-        fields = []
-    field = next((f for f in fields if str(f.get("name", "")).lower() == name.lower()), None)
+    field = next(
+        (f for f in ctx.schema_fields if str(f.get("name", "")).lower() == name.lower()), None
+    )
     if field is None:
         raise ValueError(f"SYNC IDENTITY: no column {name!r} at v{ctx.read_version}")
     if "delta.identity.start" not in (field.get("metadata") or {}):

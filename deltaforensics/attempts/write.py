@@ -6,7 +6,6 @@ and, for Delta-Spark, what an ``INSERT … SELECT`` over its own target reads (A
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -162,10 +161,7 @@ def insert_self_read(ctx: AttemptContext, plan: WritePlan) -> Reads:
 def _generated_identity_columns(ctx: AttemptContext) -> list[str]:
     """The identity columns (``delta.identity.start`` in the field's metadata) this INSERT
     leaves to Delta to generate: those its column list does not name."""
-    try:
-        fields = json.loads(ctx.md.schema_string or "{}").get("fields") or []
-    except ValueError:
-        return []
+    fields = ctx.schema_fields
     identity = [
         str(f.get("name")) for f in fields if "delta.identity.start" in (f.get("metadata") or {})
     ]
