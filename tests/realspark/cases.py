@@ -338,6 +338,12 @@ def matrix(release: tuple[int, int]) -> list[Case]:
     return list(cases.values())
 
 
+def _sample_rank(case: Case, role: str) -> tuple[bool, bool]:
+    """A plain partner on the plain partitioned layout first, any pair the matrix holds after."""
+    partner = case.loser if role == "winner" else case.winner
+    return (partner.name not in ("DELETE", "INSERT", "UPDATE"), case.layout != LAYOUTS[0])
+
+
 def sample(release: tuple[int, int], size: int = 40) -> list[Case]:
     """Every operation as winner and as loser, then the rest of the matrix at even steps."""
     full = matrix(release)
@@ -345,9 +351,8 @@ def sample(release: tuple[int, int], size: int = 40) -> list[Case]:
     for op in OPS:
         for role in ("winner", "loser"):
             for case in full:
-                if getattr(case, role) is op and case.layout == LAYOUTS[0]:
-                    partner = case.loser if role == "winner" else case.winner
-                    if partner.name in ("DELETE", "INSERT", "UPDATE") and case.id not in chosen:
+                if getattr(case, role) is op and _sample_rank(case, role) == (False, False):
+                    if case.id not in chosen:
                         chosen[case.id] = case
                         break
     step = max(1, len(full) // max(1, size - len(chosen)))
@@ -355,4 +360,13 @@ def sample(release: tuple[int, int], size: int = 40) -> list[Case]:
         if len(chosen) >= size:
             break
         chosen.setdefault(case.id, case)
+    # an operation the matrix never pairs that way on that layout still plays both roles
+    for op in OPS:
+        for role in ("winner", "loser"):
+            playing = sorted(
+                (case for case in full if getattr(case, role) is op),
+                key=lambda case: _sample_rank(case, role),
+            )
+            if playing and not any(getattr(case, role).name == op.name for case in chosen.values()):
+                chosen[playing[0].id] = playing[0]
     return list(chosen.values())
