@@ -54,7 +54,11 @@ def resume(args: argparse.Namespace) -> int:
     engine = by_key(args.engine)
     work = Path(args.work)
     _, records = read_records(work / "records.jsonl")
-    left = [c for c in _cases(engine, args) if c.id not in records]
+    left = [
+        c
+        for c in _cases(engine, args)
+        if c.id not in records or records[c.id].get("outcome") in ("harness-error", "hung")
+    ]
     print(f"{engine.key}: {len(left)} case(s) left")
     if left:
         run_runner(engine, left, work, timeout=6 * 3600, append=True)
@@ -130,8 +134,8 @@ def _write(
     session, records = read_records(out)
     cache_file = out.with_name("verdicts.json")
     cache: dict[str, dict] = json.loads(cache_file.read_text()) if cache_file.exists() else {}
-    if rejudge:  # the model changed since: judge every disagreement again
-        cache = {k: v for k, v in cache.items() if all(x["agrees"] for x in v["verdicts"])}
+    if rejudge:  # the model changed since: judge every record again
+        cache = {}
     fresh = [c for c in cases if c.id in records and c.id not in cache]
     result = judge(engine, fresh, session, records)
     for case in fresh:
@@ -278,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     judge_p.add_argument("--sample", action="store_true")
     judge_p.add_argument("--limit", type=int, default=0)
-    judge_p.add_argument("--rejudge", action="store_true", help="judge cached disagreements again")
+    judge_p.add_argument("--rejudge", action="store_true", help="judge every record again (the model changed since)")
     resume_p = sub.add_parser("resume", help="run the cases --work has no record of yet")
     resume_p.add_argument("--engine", required=True)
     resume_p.add_argument("--work", required=True)

@@ -351,10 +351,10 @@ def sample(release: tuple[int, int], size: int = 40) -> list[Case]:
     for op in OPS:
         for role in ("winner", "loser"):
             for case in full:
-                if getattr(case, role) is op and _sample_rank(case, role) == (False, False):
-                    if case.id not in chosen:
-                        chosen[case.id] = case
-                        break
+                plain = _sample_rank(case, role) == (False, False)
+                if getattr(case, role) is op and plain and case.id not in chosen:
+                    chosen[case.id] = case
+                    break
     step = max(1, len(full) // max(1, size - len(chosen)))
     for case in full[::step]:
         if len(chosen) >= size:

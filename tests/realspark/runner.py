@@ -202,6 +202,9 @@ def run_case(
             create_template(spark, case["setup"], template)
             templates[key] = template
     table = work / "tables" / case["id"]
+    shutil.rmtree(table, ignore_errors=True)  # a case run again (resume) starts afresh
+    for stale in ("reached", "release"):
+        (work / "gates" / f"{case['id']}.{stale}").unlink(missing_ok=True)
     shutil.copytree(templates[key], table)
     for statement in case.get("before", []):  # commits every party has seen
         execute(spark, statement, table)
