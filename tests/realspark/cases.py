@@ -6,7 +6,10 @@ a user would give it to ``explain --attempt`` with its flags. A pair is (winner,
 partitioned by ``date`` or not, deletion vectors on or off, and the loser touching the winner's
 region (partition 2024-01-01, ids 0-19) or a disjoint one (2024-01-03, ids 200-209). Cells a
 release cannot run are not applicable (``applicable``): deletion vectors need Delta 2.4 for
-DELETE and 3.0 for UPDATE/MERGE, identity columns 3.3, liquid clustering 3.1.
+DELETE and 3.0 for UPDATE/MERGE, identity columns 3.3, liquid clustering 3.1. Two more layouts
+follow the rotation: a table liquid-clustered by ``date`` (the operations a clustered table
+takes), and a WriteSerializable table (every loser against a blind append, where the two
+isolation levels part, plus DML pairs as controls); OSS Delta's own default is Serializable.
 
 ``matrix()`` is the full set the fidelity script runs; ``sample()`` the stratified subset CI
 runs: every operation as winner and as loser at least once on every release.
@@ -39,11 +42,16 @@ class Layout:
     partitioned: bool
     deletion_vectors: bool
     overlap: bool  # the loser touches the winner's region
+    clustered: bool = False  # liquid clustering by date (CLUSTER BY), never partitioned
+    # OSS Delta only lets a user SET Serializable (its default), but honours WriteSerializable
+    # when the table's metadata already says so, as on a table a Databricks cluster created
+    write_serializable: bool = False
 
     @property
     def tag(self) -> str:
         return (
-            ("part" if self.partitioned else "flat")
+            ("clus" if self.clustered else "part" if self.partitioned else "flat")
+            + ("-ws" if self.write_serializable else "")
             + ("-dv" if self.deletion_vectors else "")
             + ("-touch" if self.overlap else "-apart")
         )
@@ -206,7 +214,7 @@ def set_properties(region: str, layout: Layout, role: str) -> Statement:
 
 
 def protocol_upgrade(region: str, layout: Layout, role: str) -> Statement:
-    if layout.deletion_vectors:  # already on table features: add one
+    if layout.deletion_vectors or layout.clustered:  # already on table features: add one
         feature = "changeDataFeed" if role == "winner" else "checkConstraints"
         return _sql(
             f"ALTER TABLE {{table}} SET TBLPROPERTIES ('delta.feature.{feature}' = 'supported')"
@@ -271,11 +279,34 @@ OPS = (
 )
 
 
+CLUSTERING_SINCE = (3, 1)
+# ZORDER BY and partition overwrites are refused on a clustered table; identity tables are
+# created apart
+CLUSTERING_OPS = frozenset(
+    {
+        "INSERT",
+        "INSERT OVERWRITE",
+        "replaceWhere",
+        "DELETE",
+        "UPDATE",
+        "MERGE with literal",
+        "MERGE",
+        "OPTIMIZE",
+        "ADD COLUMNS",
+        "txnAppId append",
+    }
+)
+
+
 def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
 def applicable(case: Case, release: tuple[int, int]) -> bool:
+    if case.layout.clustered and (
+        release < CLUSTERING_SINCE or not {case.winner.name, case.loser.name} <= CLUSTERING_OPS
+    ):
+        return False
     for op in (case.winner, case.loser):
         if release < op.since or (op.partitioned_only and not case.layout.partitioned):
             return False
@@ -290,6 +321,10 @@ def _case(winner: Op, loser: Op, layout: Layout) -> Case:
     setup: dict[str, Any] = {"partitioned": layout.partitioned}
     if layout.deletion_vectors:
         setup["deletion_vectors"] = True
+    if layout.clustered:
+        setup["clustered"] = True
+    if layout.write_serializable:
+        setup["isolation"] = "WriteSerializable"
     if winner.identity or loser.identity:
         setup["identity"] = True
     return Case(
@@ -322,7 +357,9 @@ ROTATION = (
 
 def matrix(release: tuple[int, int]) -> list[Case]:
     """Every ordered pair of operations on a rotating layout, every third pair on a second
-    one too (a layout the pair cannot run falls back to the plain partitioned one)."""
+    one too (a layout the pair cannot run falls back to the plain partitioned one); then the
+    pairs of a liquid-clustered table and of a WriteSerializable one (appended, so the ids of
+    the cases before them never move)."""
     cases: dict[str, Case] = {}
     pairs = list(itertools.product(OPS, OPS))
     for index, (winner, loser) in enumerate(pairs):
@@ -335,7 +372,47 @@ def matrix(release: tuple[int, int]) -> list[Case]:
                 if applicable(case, release):
                     cases.setdefault(case.id, case)
                     break
+    for index, (winner, loser) in enumerate(pairs):
+        extra = _clustered(index) + _write_serializable(winner, loser, index)
+        for layout in extra:
+            case = _case(winner, loser, layout)
+            if applicable(case, release):
+                cases.setdefault(case.id, case)
     return list(cases.values())
+
+
+def _clustered(index: int) -> list[Layout]:
+    """Each pair of the clustering operations on a clustered table, touching or apart in turn."""
+    return [
+        Layout(partitioned=False, deletion_vectors=False, overlap=index % 2 == 0, clustered=True)
+    ]
+
+
+BLIND_APPENDS = frozenset({"INSERT", "txnAppId append"})
+DML = frozenset({"INSERT", "DELETE", "UPDATE", "MERGE"})
+
+
+def _write_serializable(winner: Op, loser: Op, index: int) -> list[Layout]:
+    """WriteSerializable differs from Serializable where a blind append wins: every loser
+    against a blind append, partitioned and not; and the DML pairs as controls."""
+    if winner.name in BLIND_APPENDS:
+        return [
+            Layout(partitioned=p, deletion_vectors=False, overlap=True, write_serializable=True)
+            for p in (True, False)
+        ]
+    if winner.name in DML | {"OPTIMIZE"} and loser.name in DML:
+        return [
+            Layout(
+                partitioned=True,
+                deletion_vectors=index % 2 == 1,
+                overlap=True,
+                write_serializable=True,
+            )
+        ]
+    return []
+
+
+EXTRA_PER_KIND = 3
 
 
 def _sample_rank(case: Case, role: str) -> tuple[bool, bool]:
@@ -346,7 +423,8 @@ def _sample_rank(case: Case, role: str) -> tuple[bool, bool]:
 
 def sample(release: tuple[int, int], size: int = 40) -> list[Case]:
     """Every operation as winner and as loser, then the rest of the matrix at even steps."""
-    full = matrix(release)
+    every = matrix(release)
+    full = [c for c in every if not (c.layout.clustered or c.layout.write_serializable)]
     chosen: dict[str, Case] = {}
     for op in OPS:
         for role in ("winner", "loser"):
@@ -369,4 +447,9 @@ def sample(release: tuple[int, int], size: int = 40) -> list[Case]:
             )
             if playing and not any(getattr(case, role).name == op.name for case in chosen.values()):
                 chosen[playing[0].id] = playing[0]
+    # and a few of the clustered and WriteSerializable cells, where the release has them
+    for kind in ("clustered", "write_serializable"):
+        extra = [c for c in every if getattr(c.layout, kind) and c.layout.overlap]
+        for case in extra[:: max(1, len(extra) // EXTRA_PER_KIND)][:EXTRA_PER_KIND]:
+            chosen.setdefault(case.id, case)
     return list(chosen.values())
