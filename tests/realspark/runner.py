@@ -159,9 +159,11 @@ def execute(spark: Any, statement: dict[str, Any], path: Path) -> None:
         spark.sql(statement["sql"].replace("{table}", table_ref(path)))
         return
     if kind == "write":
+        rows = statement["rows"] or [[0, "none", "none", 0.0]]
         df = spark.sql(
             "SELECT CAST(id AS BIGINT) AS id, date, country, CAST(value AS DOUBLE) AS value "
-            f"FROM VALUES {values(statement['rows'])} AS v({COLUMNS})"
+            f"FROM VALUES {values(rows)} AS v({COLUMNS})"
+            + ("" if statement["rows"] else " WHERE false")  # an empty batch
         )
         writer = df.write.format("delta").mode(statement["mode"])
         for key, value in statement.get("options", {}).items():
