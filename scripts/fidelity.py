@@ -224,6 +224,38 @@ def _table(payload: dict) -> list[str]:
     ]
 
 
+CELLS = (  # (heading, test on a case's layout tag)
+    ("partitioned", lambda tag: tag.startswith("part")),
+    ("unpartitioned", lambda tag: tag.startswith("flat")),
+    ("liquid clustered", lambda tag: tag.startswith("clus")),
+    ("deletion vectors", lambda tag: "-dv" in tag),
+    ("WriteSerializable", lambda tag: "-ws" in tag),
+    ("touching", lambda tag: tag.endswith("-touch")),
+    ("disjoint", lambda tag: tag.endswith("-apart")),
+)
+
+
+def _cells(payloads: list[dict]) -> list[str]:
+    """Real pairs (of which failed) per cell of the matrix: where the agreement was measured."""
+    lines = [
+        "Real pairs (of which failed) by cell; a pair counts in every cell its table and regions "
+        "belong to; Serializable is OSS Delta's default, WriteSerializable a table whose "
+        "metadata holds it:",
+        "",
+        "| Engine | " + " | ".join(name for name, _ in CELLS) + " |",
+        "|---|" + "---:|" * len(CELLS),
+    ]
+    for payload in payloads:
+        layout = {r["case"]: r["layout"] for r in payload["verdicts"]}
+        failed = {r["case"] for r in payload["verdicts"] if r["check"] == "error"}
+        cells = []
+        for _, test in CELLS:
+            mine = {case for case, tag in layout.items() if test(tag)}
+            cells.append(f"{len(mine)} ({len(mine & failed)})" if mine else "n/a")
+        lines.append(f"| Delta {payload['delta']} | " + " | ".join(cells) + " |")
+    return [*lines, ""]
+
+
 def render(_args: argparse.Namespace | None = None) -> int:
     payloads = [json.loads(p.read_text()) for p in sorted(RESULTS.glob("delta-*.json"))]
     lines = [
@@ -236,6 +268,7 @@ def render(_args: argparse.Namespace | None = None) -> int:
     for payload in payloads:
         lines += _table(payload)
     lines.append("")
+    lines += _cells(payloads)
     for payload in payloads:
         sampled = " (CI sample)" if payload["sampled"] else ""
         lines.append(f"### Delta {payload['delta']}{sampled}: disagreements")
@@ -282,7 +315,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     judge_p.add_argument("--sample", action="store_true")
     judge_p.add_argument("--limit", type=int, default=0)
-    judge_p.add_argument("--rejudge", action="store_true", help="judge every record again (the model changed since)")
+    judge_p.add_argument(
+        "--rejudge", action="store_true", help="judge every record again (the model changed since)"
+    )
     resume_p = sub.add_parser("resume", help="run the cases --work has no record of yet")
     resume_p.add_argument("--engine", required=True)
     resume_p.add_argument("--work", required=True)
