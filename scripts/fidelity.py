@@ -55,14 +55,19 @@ def resume(args: argparse.Namespace) -> int:
     work = Path(args.work)
     _, records = read_records(work / "records.jsonl")
     left = [
-        c
-        for c in _cases(engine, args)
-        if c.id not in records or records[c.id].get("outcome") in ("harness-error", "hung")
+        c for c in _cases(engine, args) if c.id not in records or _harness_failed(records[c.id])
     ]
     print(f"{engine.key}: {len(left)} case(s) left")
     if left:
         run_runner(engine, left, work, timeout=6 * 3600, append=True)
     return judge_work(args)
+
+
+def _harness_failed(record: dict) -> bool:
+    """The harness, not the engine, ended the case: worth running again."""
+    return record.get("outcome") in ("harness-error", "hung") or str(
+        record.get("message", "")
+    ).startswith("harness gate never released")
 
 
 KEPT = REPO / "tests" / "realspark" / "logs"
