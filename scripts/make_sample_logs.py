@@ -1,11 +1,14 @@
 """Regenerate ``sample_logs/``: realistic conflict scenarios as real ``_delta_log`` folders.
 
-    python scripts/make_sample_logs.py              # every sample, then README.md
+    python scripts/make_sample_logs.py              # every sample but the real-Spark ones
     python scripts/make_sample_logs.py NAME [NAME]  # only these (README.md is rewritten anyway)
+    python scripts/make_sample_logs.py --real-spark [NAME]  # the real Delta-Spark ones too
 
 Each sample folder is deleted and rebuilt. Builder-made samples (``LogBuilder``) are byte-for-byte
 deterministic; the delta-rs sample is written by the real ``deltalake`` engine, so its versions and
-findings are fixed but its timestamps, uuids and file names change on every run.
+findings are fixed but its timestamps, uuids and file names change on every run. The real
+Delta-Spark samples (scripts/real_spark_samples.py) take minutes: the pinned engine is installed
+and every race run on it, so they are written only when asked for.
 Every sample gets an ``expected.json`` (the findings as data) and a section in ``README.md``.
 """
 
@@ -21,6 +24,8 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # the builder is test support in tests/support, not in the wheel
+
+from real_spark_samples import REAL_SPARK_SAMPLES  # noqa: E402
 
 from tests.support import LogBuilder  # noqa: E402
 
@@ -283,84 +288,7 @@ def optimize_vs_delete(path: Path) -> Sample:
 
 
 # ---------------------------------------------------------------------------------------------
-# 3. DDL while appenders run
-
-
-def schema_change_during_writes(path: Path) -> Sample:
-    s = Sample(
-        name="schema_change_during_writes",
-        title="ALTER TABLE while append jobs run",
-        engine="Apache Spark 3.5 / Delta Lake 3.2 (OSS, Serializable), partitioned by `date`",
-        story=(
-            "Table `clicks`. An ingest job appends to `date=2024-03-04` every minute; a backfill "
-            "job appends to `date=2024-03-03` now and then. During the day someone runs "
-            "`ALTER TABLE clicks ADD COLUMNS (referrer STRING)`, `SET TBLPROPERTIES` for retention, "
-            "`ADD CONSTRAINT` and a second `ADD COLUMNS`."
-        ),
-        what_you_see=(
-            "DDL commits (`isBlindAppend: true`, no file actions) with `readVersion` 1–2 behind, "
-            "i.e. rebased over appends, and a one-minute hole in the ingest cadence right after "
-            "each DDL."
-        ),
-    )
-    cols = {"click_id": "long", "user_id": "long", "url": "string", "date": "string"}
-    b = LogBuilder(path, writer="spark-3.2", partition_by=["date"], columns=cols, start_ms=T0,
-                   step_seconds=MINUTE, seed=33)  # fmt: skip
-
-    def ingest(day: str = "2024-03-04", **kw: Any) -> int:
-        return b.write(add=[b.file(f"date={day}", rows=250)], **kw)
-
-    b.create()
-    for _ in range(5):
-        ingest()
-    ddl1 = b.add_columns({"referrer": "string"}, read_version=b.version - 1)
-    s.race(b, ddl1, "ADD COLUMNS rebased over a blind append: OK, the DDL is itself a blind commit "
-           "with no reads (scenario 17).")  # fmt: skip
-    b.advance(MINUTE)
-    s.note("missing-batch", f"No ingest commit in the minute after v{ddl1}: the append that had read "
-           f"v{ddl1 - 1} lost to the metadata change with MetadataChangedException (scenario 16) and "
-           "left no trace; its rows arrive with the next run.", after_version=ddl1,
-           would_raise="MetadataChangedException")  # fmt: skip
-    for _ in range(4):
-        ingest()
-    props = b.set_properties({"delta.logRetentionDuration": "interval 60 days",
-                              "delta.deletedFileRetentionDuration": "interval 14 days"},
-                             read_version=b.version - 2)  # fmt: skip
-    s.race(b, props, "SET TBLPROPERTIES rebased over two blind appends: OK (scenario 17 logic). "
-           "The reverse order fails every in-flight append: neither key is on the OSS ≥4.1 "
-           "allow-list (scenario 21).")  # fmt: skip
-    b.advance(MINUTE)
-    s.note("missing-batch", f"Again a hole in the ingest cadence after v{props}.", after_version=props,
-           would_raise="MetadataChangedException")  # fmt: skip
-    for _ in range(3):
-        ingest()
-    back = ingest("2024-03-03", read_version=b.version - 1)
-    s.race(
-        b, back, "Backfill append rebased over the ingest append: OK (blind vs blind, scenario 1)."
-    )
-    for _ in range(2):
-        ingest()
-    cons = b.add_constraint("valid_user", "user_id > 0")
-    s.note("hazard", "ADD CONSTRAINT read the whole table and had no concurrent commit. "
-           "Had an append landed between its read and its commit it would have failed with "
-           "ConcurrentAppendException (scenario 18); here it was lucky.", version=cons,
-           would_raise="ConcurrentAppendException")  # fmt: skip
-    for _ in range(3):
-        ingest()
-    ddl2 = b.add_columns({"session_id": "string"}, read_version=b.version - 3)
-    s.race(b, ddl2, "Second ADD COLUMNS rebased over three appends: OK.")
-    b.advance(MINUTE)
-    s.note("missing-batch", f"And again after v{ddl2}.", after_version=ddl2,
-           would_raise="MetadataChangedException")  # fmt: skip
-    for _ in range(3):
-        ingest()
-    s.note("fix", "Run DDL in a maintenance window or pause the appenders first; on OSS ≥4.1 only "
-           "allow-listed feature enablements commute with concurrent writes.")  # fmt: skip
-    return s
-
-
-# ---------------------------------------------------------------------------------------------
-# 4. Two instances of the same streaming query
+# 3. Two instances of the same streaming query
 
 
 def duplicate_streaming_query(path: Path) -> Sample:
@@ -430,7 +358,7 @@ def duplicate_streaming_query(path: Path) -> Sample:
 
 
 # ---------------------------------------------------------------------------------------------
-# 5. Real delta-rs: concurrent compaction duplicates data, a stale overwrite misses a file
+# 4. Real delta-rs: concurrent compaction duplicates data, a stale overwrite misses a file
 
 
 def deltars_concurrent_optimize(path: Path) -> Sample:
@@ -510,7 +438,7 @@ def deltars_concurrent_optimize(path: Path) -> Sample:
 
 
 # ---------------------------------------------------------------------------------------------
-# 6. delta-rs appends into a Databricks table
+# 5. delta-rs appends into a Databricks table
 
 
 def mixed_writer_appends(path: Path) -> Sample:
@@ -576,7 +504,6 @@ SAMPLES: dict[str, Callable[[Path], Sample]] = {
     for f in (
         merge_without_partition_literal,
         optimize_vs_delete,
-        schema_change_during_writes,
         duplicate_streaming_query,
         deltars_concurrent_optimize,
         mixed_writer_appends,
@@ -591,14 +518,31 @@ def _summary(path: Path) -> dict[str, Any]:
     return {"latest_version": commits[-1], "commits": len(commits), "checkpoints": checkpoints}
 
 
+# The README's order: the real Delta-Spark sample sits among the Spark/Databricks ones.
+ORDER = (
+    "merge_without_partition_literal",
+    "optimize_vs_delete",
+    "schema_change_during_writes",
+    "duplicate_streaming_query",
+    "deltars_concurrent_optimize",
+    "mixed_writer_appends",
+)
+
+
 def build(name: str) -> dict[str, Any]:
     path = ROOT / name
     shutil.rmtree(path, ignore_errors=True)
     path.mkdir(parents=True)
-    sample = SAMPLES[name](path)
-    facts = {"name": name, "title": sample.title, "engine": sample.engine, **_summary(path),
-             "data_files": sample.data_files, "story": sample.story,
-             "what_you_see": sample.what_you_see, "findings": sample.findings}  # fmt: skip
+    if name in REAL_SPARK_SAMPLES:
+        told = REAL_SPARK_SAMPLES[name](path)
+    else:
+        sample = SAMPLES[name](path)
+        told = {"title": sample.title, "engine": sample.engine, "data_files": sample.data_files,
+                "story": sample.story, "what_you_see": sample.what_you_see,
+                "findings": sample.findings}  # fmt: skip
+    told.setdefault("data_files", "not kept (log only; `DeltaTable(path)` still loads it)")
+    facts = {"name": name, "title": told["title"], "engine": told["engine"], **_summary(path),
+             **{k: v for k, v in told.items() if k not in ("name", "title", "engine")}}  # fmt: skip
     (path / "expected.json").write_text(json.dumps(facts, indent=1, ensure_ascii=False) + "\n")
     return facts
 
@@ -607,21 +551,41 @@ README_HEAD = """\
 # Sample logs
 
 Real `_delta_log` folders for demos, docs and golden tests, regenerated by
-`python scripts/make_sample_logs.py` (do not edit by hand). The Spark/Databricks ones are written
-with `tests.support.LogBuilder` (Delta-Spark cannot run here; their commitInfo shapes follow
-`delta-conflict-semantics.md` §B/§C) and are byte-for-byte reproducible; `deltars_concurrent_optimize`
-is written by the real `deltalake` 1.6.6 engine, so its uuids and timestamps change on each run while
-its versions and findings do not.
+`python scripts/make_sample_logs.py` (do not edit by hand). Three kinds:
+
+- **Written by real Delta-Spark**: `schema_change_during_writes`, by Delta Lake 3.3.2 on Apache
+  Spark 3.5.3, with `python scripts/make_sample_logs.py --real-spark schema_change_during_writes`
+  (about ten minutes: it installs the pinned engine into `.cache/realspark/` like the tests of
+  `tests/realspark/`, and runs every race on it; its section says when and on what it was
+  written). Its uuids, timestamps and file names change on each run; its versions, outcomes and
+  findings do not. Every finding is the engine's own record (`records.json` beside it holds the
+  statements run and what the engine did with each), and a regeneration in which the engine
+  does not tell the same story stops instead of writing.
+- **Written by the real `deltalake` 1.6.6 engine**: `deltars_concurrent_optimize`; its uuids
+  and timestamps change on each run while its versions and findings do not.
+- **Built** with `tests.support.LogBuilder`: the Databricks ones (Databricks cannot run here;
+  their commitInfo shapes follow `delta-conflict-semantics.md` §B/§C), byte-for-byte
+  reproducible.
 
 Each folder has `_delta_log/` and `expected.json` (the findings below as data: `kind`, `version`,
 `read_version`, `rebased_over`, …). Unless said otherwise the parquet data files do not exist;
 `DeltaTable(path)` still loads the log. Remember what a log can show: losing transactions leave no
 trace, so a finding is either a race that *survived* (a `readVersion` behind `version - 1`), damage
-left by a race that should have failed, or a hazard visible only from timing.
+left by a race that should have failed, or a hazard visible only from timing. A real run can say
+more: its `failed-race` findings are statements the engine really failed, with the exception text
+a driver log shows (`error_text`, for `explain --error`), though the log keeps nothing of them.
 
 | sample | engine | commits | checkpoints |
 |---|---|---|---|
 """
+
+
+def _where(finding: dict[str, Any]) -> str:
+    if finding["kind"] == "survived-race":
+        return f" v{finding['version']} (readVersion {finding['read_version']})"
+    if finding["kind"] == "failed-race":
+        return f" (readVersion {finding['read_version']}, against v{finding['winner_version']})"
+    return f" v{finding['version']}" if "version" in finding else ""
 
 
 def write_readme(samples: list[dict[str, Any]]) -> None:
@@ -634,30 +598,32 @@ def write_readme(samples: list[dict[str, Any]]) -> None:
     for f in samples:
         lines.append(f"\n## {f['name']}\n\n**{f['title']}.** {f['engine']}; {f['commits']} commits; "
                      f"data files {f['data_files']}.\n\n")  # fmt: skip
+        if "provenance" in f:
+            made = f["provenance"]
+            lines.append(f"*Provenance.* Written {made['written']} in {made['run_seconds']} s "
+                         f"with `{made['command']}`, by {made['engine']}.\n\n")  # fmt: skip
         lines.append(f"*Story.* {f['story']}\n\n*What a user sees.* {f['what_you_see']}\n\n")
         lines.append("*Expected findings.*\n\n")
         for finding in f["findings"]:
-            where = f"v{finding['version']}" if "version" in finding else ""
-            if finding["kind"] == "survived-race":
-                where += f" (readVersion {finding['read_version']})"
-            lines.append(
-                f"- **{finding['kind']}**{' ' + where if where else ''}: {finding['text']}\n"
-            )
+            lines.append(f"- **{finding['kind']}**{_where(finding)}: {finding['text']}\n")
     (ROOT / "README.md").write_text("".join(lines))
 
 
 def main(argv: list[str]) -> int:
-    names = argv or list(SAMPLES)
-    unknown = [n for n in names if n not in SAMPLES]
+    real_spark = "--real-spark" in argv
+    names = [a for a in argv if a != "--real-spark"]
+    known = [*SAMPLES, *REAL_SPARK_SAMPLES] if real_spark else list(SAMPLES)
+    names = names or known
+    unknown = [n for n in names if n not in known]
     if unknown:
-        print(
-            f"unknown sample(s): {', '.join(unknown)}; known: {', '.join(SAMPLES)}", file=sys.stderr
-        )
+        hint = " (the real Delta-Spark ones need --real-spark)" if not real_spark else ""
+        print(f"unknown sample(s): {', '.join(unknown)}; known: {', '.join(known)}{hint}",
+              file=sys.stderr)  # fmt: skip
         return 2
     for name in names:
         build(name)
         print(f"wrote {ROOT / name}")
-    expected = [ROOT / name / "expected.json" for name in SAMPLES]
+    expected = [ROOT / name / "expected.json" for name in ORDER]
     write_readme([json.loads(p.read_text()) for p in expected if p.exists()])
     print(f"wrote {ROOT / 'README.md'}")
     return 0

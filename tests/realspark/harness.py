@@ -16,7 +16,7 @@ from typing import Any
 
 from tests.realspark.cases import Case
 from tests.realspark.checks import Verdict, check, real_pair
-from tests.realspark.engines import DeltaSpark, install
+from tests.realspark.engines import DeltaSpark, Installed, install
 
 RUNNER = Path(__file__).with_name("runner.py")
 
@@ -48,33 +48,37 @@ def run_runner(
     if not append:
         out.unlink(missing_ok=True)
     log = work / ("runner-resumed.log" if append else "runner.log")
+    run_in_engine(installed, [RUNNER, spec, out, work], log, timeout=timeout)
+    if not out.exists():
+        raise RuntimeError(f"Delta {engine.delta} runner wrote no records (see {log})")
+    return out
+
+
+def run_in_engine(installed: Installed, command: list[Path], log: Path, *, timeout: float) -> None:
+    """Run a script of this folder in the engine's interpreter with its jars as the last
+    arguments; its output goes to ``log``. In its own process group, so a script that times
+    out takes its JVM down with it."""
+    engine = installed.engine
     with log.open("w") as sink:
-        # its own process group, so a runner that times out takes its JVM down with it
-        runner = subprocess.Popen(
-            [
-                str(installed.python),
-                str(RUNNER),
-                str(spec),
-                str(out),
-                str(work),
-                *map(str, installed.jars),
-            ],
+        process = subprocess.Popen(
+            [str(installed.python), *map(str, command), *map(str, installed.jars)],
             stdout=sink,
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
         try:
-            returncode = runner.wait(timeout=timeout)
+            returncode = process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            os.killpg(runner.pid, signal.SIGKILL)
-            runner.wait()
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
             raise RuntimeError(
-                f"Delta {engine.delta} runner timed out after {timeout:.0f} s"
+                f"Delta {engine.delta} {command[0].name} timed out after {timeout:.0f} s"
             ) from None
-    if returncode != 0 or not out.exists():
+    if returncode != 0:
         tail = log.read_text().strip().splitlines()[-5:]
-        raise RuntimeError(f"Delta {engine.delta} runner exited {returncode}: {' | '.join(tail)}")
-    return out
+        raise RuntimeError(
+            f"Delta {engine.delta} {command[0].name} exited {returncode}: {' | '.join(tail)}"
+        )
 
 
 def read_records(out: Path) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
