@@ -3,8 +3,10 @@ executor by the same code the polars engine runs in this process.
 
 The driver lists each table, reads its kept state and plans the read (:func:`plan_read`): the
 history segment for a full read, the new commits for an incremental one, nothing when the table
-is unchanged. One Spark job (:func:`~deltaforensics.engines.spark_fleet.run_fleet`) fetches the
-files of all tables and groups them by table; on the executor the table's files become a
+is unchanged; a few tables at a time, since listing waits on storage. One Spark job
+(:func:`~deltaforensics.engines.spark_fleet.run_fleet`) fetches the files of all tables and
+groups them by table, the tables spread over a few tasks per executor core, so each added core
+analyses its share of the fleet; on the executor the table's files become a
 :class:`~deltaforensics.engines.spark_fleet.FetchedStore`, and :func:`read_table` and
 :func:`audit_frames` run on it exactly as :func:`~deltaforensics.audit.run.run_audit` runs them
 on the table's own store (frames built by the polars engine's ``assemble``, prior state loaded
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import functools
 import logging
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -65,12 +68,13 @@ def spark_outcomes(
     state_dir: Path | None,
     fail_on: tuple[str, ...] = (),
     settings: AuditSettings | None = None,
+    jobs: int = 4,
 ) -> dict[str, TableOutcome | Exception]:
     """Audit the config's tables in one Spark job; pass the result to ``run_audit(outcomes=)``.
 
     Every table gets an outcome (or the exception its audit raised). A table Spark could not
     reach, or whose analysis needed a file the job did not fetch, is audited here, on the
-    driver, through its own store.
+    driver, through its own store. ``jobs`` tables are listed and planned at once.
     """
     settings = replace(settings or AuditSettings(), fail_on=fail_on)
     # The run's one redactor stays here: on the executors each table would get its own copy,
@@ -79,11 +83,14 @@ def spark_outcomes(
     outcomes: dict[str, TableOutcome | Exception] = {}
     fleet: list[FleetTable] = []
     on_driver: list[TableSpec] = []
-    for spec in config.tables:
-        try:
-            planned = _plan(spec, state_dir)
-        except Exception as exc:  # run_audit reports it for this table, as it would its own
-            outcomes[spec.name] = exc
+    # The driver's share of every table runs before the job starts and no executor can take
+    # it, so listing one table after another would cap what more executors gain; a listing is
+    # mostly waiting on storage, which threads overlap.
+    with ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="audit-plan") as pool:
+        plans = list(pool.map(functools.partial(_try_plan, state_dir=state_dir), config.tables))
+    for spec, planned in zip(config.tables, plans, strict=True):
+        if isinstance(planned, Exception):  # run_audit reports it, as it would its own
+            outcomes[spec.name] = planned
             continue
         if planned is None:
             LOGGER.warning("%s: Spark cannot read %s; audited on the driver", spec.name, spec.uri)
@@ -138,6 +145,13 @@ def _redacted(
         datasets=build_datasets(outcome.name, report, commits),
         fail_on_hits=tuple(fail_on_hits(report, settings.fail_on)),
     )
+
+
+def _try_plan(spec: TableSpec, *, state_dir: Path | None) -> FleetTable | Exception | None:
+    try:
+        return _plan(spec, state_dir)
+    except Exception as exc:  # the table's outcome: run_audit reports it for this table
+        return exc
 
 
 def _plan(spec: TableSpec, state_dir: Path | None) -> FleetTable | None:

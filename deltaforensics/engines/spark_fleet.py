@@ -5,7 +5,8 @@ The driver describes each table as a :class:`~deltaforensics.engines.fleet_store
 One job reads every file with ``binaryFile`` — every ``_delta_log`` folder listed once with
 ``pathGlobFilter`` for 20-digit commits, pruned per table to its commit range by a broadcast
 join; the other files by path — tags each file with its table and groups by table
-(``applyInArrow``). The work function then gets the table's files as a
+(``applyInArrow``) over :func:`work_slots` tasks, a few per core, so the tables' work runs on
+every executor core at once. The work function then gets the table's files as a
 :class:`~deltaforensics.engines.fleet_store.FetchedStore`. The core readers run on those bytes
 exactly as they run on the table's own store, so :func:`fleet_frames` returns what
 ``PolarsEngine(store).scan(segment)`` returns, frame for frame, and an audit runs unchanged
@@ -50,6 +51,7 @@ from deltaforensics.model.schemas import ActionFrames
 
 LOGGER = logging.getLogger(__name__)
 
+TASKS_PER_CORE = 4
 Work = Callable[[FetchedStore, Any], Any]  # (the table's files, its context) -> a result
 
 
@@ -73,6 +75,11 @@ def run_fleet(spark: Any, tables: Sequence[FleetTable], work: Work) -> dict[str,
     if named:
         parts.append(_named_files(spark, named))
     rows = functools.reduce(lambda a, b: a.unionByName(b), parts)
+    # Spread the tables over every core: left to itself, adaptive execution packs the small
+    # shuffle into one partition, and one Python worker would analyse every table in turn. A
+    # repartition with a fixed count is never coalesced, and it already clusters the rows by
+    # table, so the groupBy below adds no second shuffle.
+    rows = rows.repartition(work_slots(spark, len(tables)), "table")
     # A lambda: pyspark reads a function's type hints to pick the API, and a partial's confuse it.
     grouped = rows.groupBy("table").applyInArrow(
         lambda table: _run_group(work, table), RESULT_SCHEMA
@@ -80,6 +87,14 @@ def run_fleet(spark: Any, tables: Sequence[FleetTable], work: Work) -> dict[str,
     with runtime_conf(spark, READ_CONF):
         result = grouped.select("table", "part", "size", "payload").toArrow()
     return unpack_results(result)
+
+
+def work_slots(spark: Any, tables: int) -> int:
+    """How many tasks the per-table work is cut into: a few per core, so that a core done with
+    its cheap tables takes another task while a costly table still runs; never more than one
+    task per table."""
+    cores = max(1, int(spark.sparkContext.defaultParallelism))
+    return max(1, min(tables, TASKS_PER_CORE * cores))
 
 
 def _contexts(spark: Any, tables: Sequence[FleetTable]) -> Any:
@@ -231,4 +246,5 @@ __all__ = [
     "rebuild_error",
     "run_fleet",
     "stored_files",
+    "work_slots",
 ]

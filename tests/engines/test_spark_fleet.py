@@ -17,7 +17,14 @@ import pytest
 
 from deltaforensics.analysis import open_store
 from deltaforensics.engines.polars_engine import PolarsEngine
-from deltaforensics.engines.spark_fleet import fleet_frames, portable_error, rebuild_error
+from deltaforensics.engines.spark_fleet import (
+    FleetTable,
+    fleet_frames,
+    portable_error,
+    rebuild_error,
+    run_fleet,
+)
+from deltaforensics.engines.spark_paths import spark_log_uri
 from deltaforensics.errors import DeltaForensicsError, LogCorruptError
 from deltaforensics.log.listing import list_log
 from deltaforensics.log.segment import LogSegment
@@ -178,3 +185,27 @@ def test_an_exception_that_cannot_be_pickled_keeps_its_class_text_and_notes() ->
     assert str(back) == str(err)
     assert back.__notes__ == ["hint: try --to-version 2"]
     assert isinstance(rebuild_error("no.such.module", "Gone", "x", []), RuntimeError)
+
+
+def _task(store: Any, context: Any) -> int:
+    """Which task of the job ran a table's work (a Python worker knows its Spark task)."""
+    from pyspark import TaskContext
+
+    task = TaskContext.get()
+    assert task is not None
+    return task.partitionId()
+
+
+def test_the_tables_of_a_fleet_are_spread_over_several_tasks(spark: Any, tmp_path: Path) -> None:
+    # Adaptive execution once packed the whole (small) shuffle into one partition, so one
+    # Python worker analysed every table in turn and a second core added nothing.
+    tables = [write_log(tmp_path / f"t{i}", COMMIT_INFO) for i in range(8)]
+    fleet = []
+    for key, store, listing, segment in plan(tables, "history"):
+        log_uri = spark_log_uri(store)
+        assert log_uri is not None
+        fleet.append(FleetTable.for_segment(key, listing, segment, log_uri=log_uri, store=store))
+    results = run_fleet(spark, fleet, _task)
+    assert sorted(results) == sorted(t.key for t in fleet)
+    assert all(r.error is None and not r.missed for r in results.values())
+    assert len({r.value for r in results.values()}) > 1
