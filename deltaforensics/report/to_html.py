@@ -82,7 +82,7 @@ def to_html(doc: ExplainDocument | Mapping[str, Any]) -> str:
         _header(report),
         _cards(report),
         section("Timeline", timeline(report), "timeline"),
-        section("Races", sections.races(report.races, no_race_reason(report)), "races"),
+        section("Races", sections.races(report.races, no_race_reason(report), commits), "races"),
         section("Conflicts", sections.conflicts(report.conflicts, commits), "conflicts"),
         section("Attempts", sections.attempts(report.attempts), "attempts"),
         section("Anomalies", sections.anomalies(report.anomalies), "anomalies"),

@@ -5,6 +5,7 @@ import os
 import shutil
 import struct
 import subprocess
+from datetime import UTC, datetime
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -351,3 +352,24 @@ def test_chromium_renders_an_empty_report(chromium: str, tmp_path: Path) -> None
         ).text
     )
     assert "No races or conflicts: nothing to draw." in text
+
+
+@pytest.mark.parametrize("sample", ["merge_without_partition_literal", "optimize_vs_delete"])
+def test_every_race_names_each_winner_its_writer_operation_and_time(
+    sample: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    doc = cli_json(capsys, "explain", str(SAMPLE_LOGS / sample))
+    html = to_html(doc)
+    commits = {c["version"]: c for c in doc["commits"]}
+    assert doc["races"], "the sample has races"
+    for i, race in enumerate(doc["races"]):
+        row = html.split(f'<tr id="race-{i}"', 1)[1].split("</tr>", 1)[0]
+        text = "".join(_parse(row).text)
+        racer = commits[race["version"]]
+        assert f"by {racer['writer']}" in text
+        for v in race["winners"]:
+            won = commits[v]
+            when = datetime.fromtimestamp(won["timestamp"] / 1000, UTC)
+            named = f"v{v} {won['operation']} by {won['writer']}"
+            assert named in text, (race["version"], named)
+            assert when.strftime("%Y-%m-%d %H:%M:%S UTC") in text

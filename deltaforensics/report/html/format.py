@@ -58,17 +58,22 @@ def badge(text: Any, cls: Any) -> str:
 
 
 def files(paths: Sequence[str]) -> str:
-    if not paths:
+    return capped_list([f"<code>{e(p)}</code>" for p in paths])
+
+
+def capped_list(items: Sequence[str], shown: int = MAX_FILES_SHOWN) -> str:
+    """A list of HTML ``items``: the first ``shown``, the rest folded behind "N more"."""
+    if not items:
         return or_dash("")
-    shown = "".join(f"<li><code>{e(p)}</code></li>" for p in paths[:MAX_FILES_SHOWN])
-    rest = paths[MAX_FILES_SHOWN:]
+    first = "".join(f"<li>{i}</li>" for i in items[:shown])
+    rest = items[shown:]
     more = ""
     if rest:
-        items = "".join(f"<li><code>{e(p)}</code></li>" for p in rest)
+        folded = "".join(f"<li>{i}</li>" for i in rest)
         more = (
-            f'<details><summary>{len(rest)} more</summary><ul class="plain">{items}</ul></details>'
+            f'<details><summary>{len(rest)} more</summary><ul class="plain">{folded}</ul></details>'
         )
-    return f'<ul class="plain">{shown}</ul>{more}'
+    return f'<ul class="plain">{first}</ul>{more}'
 
 
 def table(
