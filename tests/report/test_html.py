@@ -1,8 +1,6 @@
 from __future__ import annotations
 
 import copy
-import os
-import shutil
 import struct
 import subprocess
 from datetime import UTC, datetime
@@ -23,9 +21,8 @@ from tests.report import (
     empty_explain_report,
     explain_report,
 )
+from tests.support.browser import find_chromium, require_chromium
 
-# Debian's package; CI (root) installs it before the tests. Keep this line and .ci/run in sync.
-CHROMIUM_INSTALL = "apt-get update && apt-get install -y chromium"
 VOID = {
     "area",
     "base",
@@ -250,22 +247,9 @@ def test_axis_ticks_are_round_and_few(lo: int, hi: int, expected: list[int]) -> 
 # --- in a real browser ----------------------------------------------------------------------
 
 
-def _require_chromium(exe: str | None) -> str:
-    """CI must have Chromium (it installs it); a developer without it gets a skip that says how."""
-    if exe is None:
-        message = f"headless Chromium is not installed; install it with: {CHROMIUM_INSTALL}"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    return exe
-
-
 @pytest.fixture(scope="module")
 def chromium() -> str:
-    default = Path("/usr/bin/chromium")
-    return _require_chromium(
-        shutil.which("chromium") or (str(default) if default.is_file() else None)
-    )
+    return require_chromium(find_chromium())
 
 
 def test_a_missing_chromium_fails_in_ci_and_skips_elsewhere(
@@ -273,11 +257,11 @@ def test_a_missing_chromium_fails_in_ci_and_skips_elsewhere(
 ) -> None:
     monkeypatch.setenv("CI", "true")
     with pytest.raises(pytest.fail.Exception, match="apt-get install -y chromium"):
-        _require_chromium(None)
+        require_chromium(None)
     monkeypatch.delenv("CI")
     with pytest.raises(pytest.skip.Exception, match="apt-get install -y chromium"):
-        _require_chromium(None)
-    assert _require_chromium("/usr/bin/chromium") == "/usr/bin/chromium"
+        require_chromium(None)
+    assert require_chromium("/usr/bin/chromium") == "/usr/bin/chromium"
 
 
 def _run_chromium(
