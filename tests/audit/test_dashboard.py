@@ -24,7 +24,6 @@ from deltaforensics.audit.dashboard.fleet import (
     MAX_BUCKETS,
     bucket_width,
     read_datasets,
-    status_of,
 )
 from deltaforensics.audit.dashboard.page import DASHBOARD
 from deltaforensics.audit.dashboard.writers import with_writer, writer_name
@@ -90,6 +89,15 @@ def frames(audited: Path, summary: dict[str, Any]) -> dict[str, pl.DataFrame]:
         df = pl.read_parquet(audited / "datasets" / name / "**" / "*.parquet")
         out[name] = df.filter(pl.col("table").is_in(ok))
     return out
+
+
+def status_of(races: pl.DataFrame) -> pl.DataFrame:
+    """The explain report's colours, counted here on their own: a predicted conflict is a race
+    the checker fails; a fragile race commits with at least one change that would fail it."""
+    commits = pl.col("outcome") == "commits"
+    return races.with_columns(
+        (~commits).alias("predicted"), (commits & (pl.col("fragile_under") > 0)).alias("fragile")
+    )
 
 
 # --------------------------------------------------------------------------- the page itself
@@ -396,3 +404,19 @@ def test_the_page_reads_the_same_datasets_the_audit_wrote(
             .sort(mine[name].columns)
             .equals(df.select(mine[name].columns).sort(mine[name].columns))
         ), name
+
+
+def test_the_browser_check_sees_console_errors_and_requests(tmp_path: Path) -> None:
+    """The harness must be able to fail: a page that logs an error and calls out is caught."""
+    page = tmp_path / "noisy.html"
+    page.write_text(
+        "<!DOCTYPE html><html><body><p>noisy</p><script>console.error('boom');"
+        "fetch('http://127.0.0.1:9/x').catch(() => {});</script></body></html>",
+        encoding="utf-8",
+    )
+    exe = require_chromium(find_chromium())
+    with chromium(exe, tmp_path / "profile") as browser, browser.open(page) as tab:
+        assert tab.evaluate("document.querySelector('p').innerText") == "noisy"
+        visit = tab.collect()
+    assert "boom" in visit.errors
+    assert "http://127.0.0.1:9/x" in visit.requests

@@ -3,6 +3,7 @@ from __future__ import annotations
 import copy
 import struct
 import subprocess
+import typing
 from datetime import UTC, datetime
 from html.parser import HTMLParser
 from pathlib import Path
@@ -10,7 +11,10 @@ from pathlib import Path
 import pytest
 
 from deltaforensics.report.html.timeline import ticks
+from deltaforensics.report.html.words import change_words
+from deltaforensics.report.plain import change_text
 from deltaforensics.report.to_html import MAX_TIMELINE_ROWS, to_html
+from deltaforensics.whatif import scenario
 from tests.report import (
     IMG,
     SAMPLE_LOGS,
@@ -312,7 +316,7 @@ def test_chromium_renders_the_report_and_shows_injected_markup_as_text(
         URI,
         "ConcurrentDeleteReadException",
         "duplicate-remove",
-        "partition-by columns=date, region",
+        "Partition the table by date, region",
         "CREATE TABLE orders_v2",
         "model predicts ConcurrentDeleteReadException (DC011)",
     ):
@@ -357,3 +361,14 @@ def test_every_race_names_each_winner_its_writer_operation_and_time(
             named = f"v{v} {won['operation']} by {won['writer']}"
             assert named in text, (race["version"], named)
             assert when.strftime("%Y-%m-%d %H:%M:%S UTC") in text
+
+
+def test_every_what_if_change_kind_has_words() -> None:
+    """A recommendation reads as a sentence in Delta's words, never as its JSON kind."""
+    for change in typing.get_args(scenario.Change):
+        example = {"kind": change.kind, "columns": ["date"], "level": "Serializable"}
+        example |= {"operations": ["MERGE"], "writer_a": "job a", "writer_b": "job b"}
+        example |= {"writer": "job a"}
+        words = change_words(example)
+        assert words != change_text(example) and words[0].isupper(), words
+    assert change_words({"kind": "new-kind", "x": 1}) == "new-kind x=1"  # shown, never dropped

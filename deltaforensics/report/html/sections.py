@@ -27,7 +27,8 @@ from deltaforensics.report.html.format import (
     table,
     versions,
 )
-from deltaforensics.report.plain import NO_APPLY_TEXT, change_text, commit_summary, missing_text
+from deltaforensics.report.html.words import change_words
+from deltaforensics.report.plain import NO_APPLY_TEXT, commit_summary, missing_text
 
 
 def race_winners(r: Race, commits: Mapping[int | None, Commit]) -> str:
@@ -183,7 +184,7 @@ def recommendations(entries: Sequence[Recommendation], note: str = "") -> str:
             else f'<span class="muted">{e(NO_APPLY_TEXT)}</span>'
         )
         cells = [
-            code(change_text(r.change)),
+            e(change_words(r.change)),
             f'<span class="num">{e(r.conflicts_avoided)}</span>',
             f'<span class="num">{e(r.conflicts_introduced)}</span>',
             f'<span class="small">{e(evaluated_text(r.evaluated_on))}</span>',
