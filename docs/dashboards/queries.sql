@@ -70,9 +70,11 @@ SELECT
   count(DISTINCT CASE WHEN r.fragile THEN concat(r.`table`, ':', r.version) END) AS fragile_races,
   count(DISTINCT CASE WHEN r.predicted_conflict THEN concat(r.`table`, ':', r.version) END)
     AS predicted_conflicts
-FROM __SCHEMA__.race_status r
-LATERAL VIEW explode(from_json(r.winners, 'array<bigint>')) won AS winner_version
-JOIN __SCHEMA__.commit_writers w ON w.`table` = r.`table` AND w.version = won.winner_version
+FROM (
+  SELECT *, explode(from_json(winners, 'array<bigint>')) AS winner_version
+  FROM __SCHEMA__.race_status
+) r
+JOIN __SCHEMA__.commit_writers w ON w.`table` = r.`table` AND w.version = r.winner_version
 GROUP BY ALL;
 
 -- name: fragile_writers

@@ -1,9 +1,16 @@
 """``OUT/dashboard.html``: the fleet at a glance, one self-contained page (inline CSS and SVG, no
-script, no network, the explain report's Content-Security-Policy).
+script, no network, the explain report's Content-Security-Policy), written by every run.
 
-Built from the parquet datasets the same run wrote (never from the in-memory reports), so the
-page and the datasets a Lakeview dashboard reads cannot disagree. Every string from a log is
-escaped; the only clock is the audit run's own start time, so a page is reproducible.
+It shows, for the tables the run audited: totals (races, fragile races, predicted and seen
+conflicts, anomalies, recommendations); a row per table with anything to show; each table's
+commits and races over time, in buckets of its own time span; who raced whom (the writer of
+each racing commit against the writers of the commits it was rebased over); the most fragile
+writers; the anomalies; and what each recommendation would change. Writers are named as the
+explain report names them (job, notebook, user).
+
+It is built from the parquet datasets the same run wrote (never from the in-memory reports), so
+the page and the datasets a Databricks dashboard reads cannot disagree. Every string from a log
+is escaped; the only clock is the audit run's own start time, so a page is reproducible.
 """
 
 from __future__ import annotations

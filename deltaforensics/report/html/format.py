@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
 from html import escape
 from typing import Any
 
@@ -47,6 +48,11 @@ def versions(numbers: Iterable[int]) -> str:
         else:
             runs.append([v])
     return ", ".join(e(r[0]) if len(r) == 1 else f"{e(r[0])}–{e(r[-1])}" for r in runs)
+
+
+def utc_time(ms: int) -> str:
+    """Epoch milliseconds as the report writes times: ``2024-03-04 06:08:00 UTC``."""
+    return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def plural(n: int, word: str) -> str:

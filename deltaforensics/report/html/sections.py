@@ -25,6 +25,7 @@ from deltaforensics.report.html.format import (
     outcome,
     race_status,
     table,
+    utc_time,
     versions,
 )
 from deltaforensics.report.html.words import change_words
@@ -42,10 +43,17 @@ def race_winners(r: Race, commits: Mapping[int | None, Commit]) -> str:
 
 
 def _named_commit(version: int, commits: Mapping[int | None, Commit]) -> str:
-    # commit_summary is the one sentence naming a commit (what, who, when); the prose module
-    # may reword it, this only places it.
-    summary = commit_summary(commits.get(version), version)
-    return f'<span class="small" data-winner="{e(version)}">{e(summary)}</span>'
+    """What, who and when in the cell; the whole of commit_summary (files, partitions,
+    predicate: the one sentence naming a commit, which the prose module may reword) on hover."""
+    c = commits.get(version)
+    summary = commit_summary(c, version)
+    if c is None:
+        return f'<span class="small" data-winner="{e(version)}">{e(summary)}</span>'
+    when = utc_time(c.timestamp) if c.timestamp is not None else "time unknown"
+    return (
+        f'<span class="small" data-winner="{e(version)}" title="{e(summary)}">'
+        f"<b>v{e(version)} {e(c.operation)}</b> by {e(c.writer)} · {e(when)}</span>"
+    )
 
 
 def races(
