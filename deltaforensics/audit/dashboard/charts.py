@@ -82,7 +82,7 @@ def timeline(t: TableTimeline) -> str:
             f'data-predicted="{c.predicted}" data-seen="{c.seen}"'
         )
         g = [f'<g class="bucket" {attrs}><title>{e(label)}</title>']
-        base = TOP + plot_h
+        base: float = TOP + plot_h
         g.append(_rect("commits", x, base, bar, y(b.commits)))
         stack = [("seen", c.seen), ("bad", c.predicted), ("warn", c.fragile)]
         stack.append(("ok", c.races - c.fragile - c.predicted))

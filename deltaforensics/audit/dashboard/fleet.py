@@ -21,12 +21,10 @@ from deltaforensics.audit.datasets import DATASETS, schema
 
 TOP_WRITERS = 12  # heatmap rows and columns; the fragile-writer list shows twice as many
 MAX_BUCKETS = 30
-_MINUTE = 60_000
 # Bucket widths a reader knows (ms): the smallest that keeps a table's span within MAX_BUCKETS.
-BUCKET_WIDTHS = (1_000, 10_000, 30_000) + tuple(
-    m * _MINUTE
-    for m in (1, 5, 15, 30, 60, 180, 360, 720, 1440, 7 * 1440, 30 * 1440, 91 * 1440, 365 * 1440)
-)
+_SECONDS = (1, 10, 30, 60, 300, 900, 1800, 3600, 3 * 3600, 6 * 3600, 12 * 3600)
+_DAYS = (1, 7, 30, 91, 365)
+BUCKET_WIDTHS = tuple(s * 1000 for s in _SECONDS) + tuple(d * 86_400_000 for d in _DAYS)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
