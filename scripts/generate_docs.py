@@ -125,6 +125,7 @@ def audit_doc() -> str:
     import inspect
 
     from deltaforensics.audit import config, datasets, run, state
+    from deltaforensics.audit.dashboard import page
 
     def doc(module: object) -> str:
         return inspect.cleandoc(getattr(module, "__doc__", "") or "")
@@ -152,6 +153,23 @@ def audit_doc() -> str:
             "## State",
             "",
             doc(state),
+            "",
+            "## The dashboard",
+            "",
+            doc(page),
+            "",
+            "### In Databricks (AI/BI, formerly Lakeview)",
+            "",
+            "`docs/dashboards/` holds the same fleet view for a Databricks workspace:",
+            "`views.sql` creates views over the parquet datasets (replace `__AUDIT_OUTPUT__` with",
+            "the audit's output directory and `__SCHEMA__` with a catalog and schema), `queries.sql`",
+            "has example queries over them (totals, races over time, who raced whom, the most",
+            "fragile writers, anomalies, recommendations), and `deltaforensics-audit.lvdash.json`",
+            "is an AI/BI dashboard whose datasets are those queries: import it (Dashboards, Import",
+            "dashboard from file) or deploy it with an Asset Bundle `dashboards` resource, after",
+            "the same replacement of `__SCHEMA__`. Its shape follows the dashboards Databricks",
+            "publishes in `databricks/bundle-examples` (counter, bar and table widgets); the heatmap",
+            "widget follows the same versioned `spec` pattern.",
             "",
             "## Datasets",
             "",

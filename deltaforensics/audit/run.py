@@ -5,6 +5,7 @@ Output directory::
     OUT/summary.json                                       one entry per table (audit-summary-v1)
     OUT/reports/<table>.json                               the explain report (report-v1)
     OUT/datasets/<dataset>/table=<table>/part-0.parquet    flat rows, see docs/audit.md
+    OUT/dashboard.html                                     the fleet at a glance, over the datasets
 
 With a state directory (:mod:`deltaforensics.audit.state`) a table is read from where the last
 run stopped, and its history outlives the log's retention.
@@ -33,6 +34,7 @@ from deltaforensics import __version__
 from deltaforensics.analysis import load
 from deltaforensics.audit.config import AuditConfig, TableSpec
 from deltaforensics.audit.core import AuditSettings, TableOutcome, audit_frames
+from deltaforensics.audit.dashboard.page import DASHBOARD, write_dashboard
 from deltaforensics.audit.datasets import DATASETS
 from deltaforensics.audit.files import write_atomically
 from deltaforensics.audit.incremental import ReadPlan, TableState, commit_frames, plan_read
@@ -137,6 +139,10 @@ def run_audit(
     if settings.redact is not None:  # failure messages can name people's paths
         summary = settings.redact(summary)
     _write_text(out / "summary.json", json.dumps(summary, indent=2) + "\n")
+    try:
+        write_dashboard(out, summary)
+    except OSError as exc:
+        raise UsageError(f"cannot write {out / DASHBOARD}: {exc.strerror or exc}") from None
     return summary
 
 

@@ -8,6 +8,7 @@ share a mutable value.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -138,15 +139,20 @@ class Provenance:
 
     @property
     def who(self) -> str:
-        ci = self.commit_info
-        job = ci.get("job")
-        if isinstance(job, dict) and (job.get("jobName") or job.get("jobId")):
-            return f"job {job.get('jobName') or job.get('jobId')}"
-        if isinstance(job, str) and job:
-            return f"job {job}"
-        nb = ci.get("notebook")
-        if isinstance(nb, dict) and nb.get("notebookId"):
-            return f"notebook {nb.get('notebookId')}"
-        if ci.get("userName"):
-            return f"user {ci['userName']}"
-        return ""
+        return who_wrote(self.commit_info)
+
+
+def who_wrote(commit_info: Mapping[str, Any]) -> str:
+    """The job, notebook or user a commitInfo names, in that order ("" when none): the one
+    spelling of a writer, for a transaction and for the audit's commit rows alike."""
+    job = commit_info.get("job")
+    if isinstance(job, dict) and (job.get("jobName") or job.get("jobId")):
+        return f"job {job.get('jobName') or job.get('jobId')}"
+    if isinstance(job, str) and job:
+        return f"job {job}"
+    nb = commit_info.get("notebook")
+    if isinstance(nb, dict) and nb.get("notebookId"):
+        return f"notebook {nb.get('notebookId')}"
+    if commit_info.get("userName"):
+        return f"user {commit_info['userName']}"
+    return ""

@@ -1,17 +1,20 @@
 from __future__ import annotations
 
 import copy
-import os
-import shutil
 import struct
 import subprocess
+import typing
+from datetime import UTC, datetime
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
 from deltaforensics.report.html.timeline import ticks
+from deltaforensics.report.html.words import change_words
+from deltaforensics.report.plain import change_text
 from deltaforensics.report.to_html import MAX_TIMELINE_ROWS, to_html
+from deltaforensics.whatif import scenario
 from tests.report import (
     IMG,
     SAMPLE_LOGS,
@@ -22,9 +25,8 @@ from tests.report import (
     empty_explain_report,
     explain_report,
 )
+from tests.support.browser import find_chromium, require_chromium
 
-# Debian's package; CI (root) installs it before the tests. Keep this line and .ci/run in sync.
-CHROMIUM_INSTALL = "apt-get update && apt-get install -y chromium"
 VOID = {
     "area",
     "base",
@@ -249,22 +251,9 @@ def test_axis_ticks_are_round_and_few(lo: int, hi: int, expected: list[int]) -> 
 # --- in a real browser ----------------------------------------------------------------------
 
 
-def _require_chromium(exe: str | None) -> str:
-    """CI must have Chromium (it installs it); a developer without it gets a skip that says how."""
-    if exe is None:
-        message = f"headless Chromium is not installed; install it with: {CHROMIUM_INSTALL}"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    return exe
-
-
 @pytest.fixture(scope="module")
 def chromium() -> str:
-    default = Path("/usr/bin/chromium")
-    return _require_chromium(
-        shutil.which("chromium") or (str(default) if default.is_file() else None)
-    )
+    return require_chromium(find_chromium())
 
 
 def test_a_missing_chromium_fails_in_ci_and_skips_elsewhere(
@@ -272,11 +261,11 @@ def test_a_missing_chromium_fails_in_ci_and_skips_elsewhere(
 ) -> None:
     monkeypatch.setenv("CI", "true")
     with pytest.raises(pytest.fail.Exception, match="apt-get install -y chromium"):
-        _require_chromium(None)
+        require_chromium(None)
     monkeypatch.delenv("CI")
     with pytest.raises(pytest.skip.Exception, match="apt-get install -y chromium"):
-        _require_chromium(None)
-    assert _require_chromium("/usr/bin/chromium") == "/usr/bin/chromium"
+        require_chromium(None)
+    assert require_chromium("/usr/bin/chromium") == "/usr/bin/chromium"
 
 
 def _run_chromium(
@@ -327,7 +316,7 @@ def test_chromium_renders_the_report_and_shows_injected_markup_as_text(
         URI,
         "ConcurrentDeleteReadException",
         "duplicate-remove",
-        "partition-by columns=date, region",
+        "Partition the table by date, region",
         "CREATE TABLE orders_v2",
         "model predicts ConcurrentDeleteReadException (DC011)",
     ):
@@ -351,3 +340,35 @@ def test_chromium_renders_an_empty_report(chromium: str, tmp_path: Path) -> None
         ).text
     )
     assert "No races or conflicts: nothing to draw." in text
+
+
+@pytest.mark.parametrize("sample", ["merge_without_partition_literal", "optimize_vs_delete"])
+def test_every_race_names_each_winner_its_writer_operation_and_time(
+    sample: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    doc = cli_json(capsys, "explain", str(SAMPLE_LOGS / sample))
+    html = to_html(doc)
+    commits = {c["version"]: c for c in doc["commits"]}
+    assert doc["races"], "the sample has races"
+    for i, race in enumerate(doc["races"]):
+        row = html.split(f'<tr id="race-{i}"', 1)[1].split("</tr>", 1)[0]
+        text = "".join(_parse(row).text)
+        racer = commits[race["version"]]
+        assert f"by {racer['writer']}" in text
+        for v in race["winners"]:
+            won = commits[v]
+            when = datetime.fromtimestamp(won["timestamp"] / 1000, UTC)
+            named = f"v{v} {won['operation']} by {won['writer']}"
+            assert named in text, (race["version"], named)
+            assert when.strftime("%Y-%m-%d %H:%M:%S UTC") in text
+
+
+def test_every_what_if_change_kind_has_words() -> None:
+    """A recommendation reads as a sentence in Delta's words, never as its JSON kind."""
+    for change in typing.get_args(scenario.Change):
+        example = {"kind": change.kind, "columns": ["date"], "level": "Serializable"}
+        example |= {"operations": ["MERGE"], "writer_a": "job a", "writer_b": "job b"}
+        example |= {"writer": "job a"}
+        words = change_words(example)
+        assert words != change_text(example) and words[0].isupper(), words
+    assert change_words({"kind": "new-kind", "x": 1}) == "new-kind x=1"  # shown, never dropped

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
 from html import escape
 from typing import Any
 
@@ -49,6 +50,11 @@ def versions(numbers: Iterable[int]) -> str:
     return ", ".join(e(r[0]) if len(r) == 1 else f"{e(r[0])}–{e(r[-1])}" for r in runs)
 
 
+def utc_time(ms: int) -> str:
+    """Epoch milliseconds as the report writes times: ``2024-03-04 06:08:00 UTC``."""
+    return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
 def plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
@@ -58,17 +64,22 @@ def badge(text: Any, cls: Any) -> str:
 
 
 def files(paths: Sequence[str]) -> str:
-    if not paths:
+    return capped_list([f"<code>{e(p)}</code>" for p in paths])
+
+
+def capped_list(items: Sequence[str], shown: int = MAX_FILES_SHOWN) -> str:
+    """A list of HTML ``items``: the first ``shown``, the rest folded behind "N more"."""
+    if not items:
         return or_dash("")
-    shown = "".join(f"<li><code>{e(p)}</code></li>" for p in paths[:MAX_FILES_SHOWN])
-    rest = paths[MAX_FILES_SHOWN:]
+    first = "".join(f"<li>{i}</li>" for i in items[:shown])
+    rest = items[shown:]
     more = ""
     if rest:
-        items = "".join(f"<li><code>{e(p)}</code></li>" for p in rest)
+        folded = "".join(f"<li>{i}</li>" for i in rest)
         more = (
-            f'<details><summary>{len(rest)} more</summary><ul class="plain">{items}</ul></details>'
+            f'<details><summary>{len(rest)} more</summary><ul class="plain">{folded}</ul></details>'
         )
-    return f'<ul class="plain">{shown}</ul>{more}'
+    return f'<ul class="plain">{first}</ul>{more}'
 
 
 def table(

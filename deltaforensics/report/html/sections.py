@@ -17,6 +17,7 @@ from deltaforensics.report.document.explain import (
 )
 from deltaforensics.report.html.format import (
     badge,
+    capped_list,
     code,
     e,
     files,
@@ -24,17 +25,43 @@ from deltaforensics.report.html.format import (
     outcome,
     race_status,
     table,
+    utc_time,
     versions,
 )
-from deltaforensics.report.plain import NO_APPLY_TEXT, change_text, commit_summary, missing_text
+from deltaforensics.report.html.words import change_words
+from deltaforensics.report.plain import NO_APPLY_TEXT, commit_summary, missing_text
 
 
-def races(entries: Sequence[Race], none: str) -> str:
+def race_winners(r: Race, commits: Mapping[int | None, Commit]) -> str:
+    """Who won: each winner's operation, writer and time (the first few; the rest folded), then
+    the winners no longer in the log."""
+    named = [_named_commit(v, commits) for v in r.winners]
+    shown = capped_list(named) if named else ""
+    if r.missing_winners:
+        shown += f'<div class="small muted">{e(missing_text(r.missing_winners))}</div>'
+    return or_dash(shown)
+
+
+def _named_commit(version: int, commits: Mapping[int | None, Commit]) -> str:
+    """What, who and when in the cell; the whole of commit_summary (files, partitions,
+    predicate: the one sentence naming a commit, which the prose module may reword) on hover."""
+    c = commits.get(version)
+    summary = commit_summary(c, version)
+    if c is None:
+        return f'<span class="small" data-winner="{e(version)}">{e(summary)}</span>'
+    when = utc_time(c.timestamp) if c.timestamp is not None else "time unknown"
+    return (
+        f'<span class="small" data-winner="{e(version)}" title="{e(summary)}">'
+        f"<b>v{e(version)} {e(c.operation)}</b> by {e(c.writer)} · {e(when)}</span>"
+    )
+
+
+def races(
+    entries: Sequence[Race], none: str, commits: Mapping[int | None, Commit] | None = None
+) -> str:
     rows = []
     for i, r in enumerate(entries):
-        winners = versions(r.winners)
-        if r.missing_winners:
-            winners += f' <span class="muted">({e(missing_text(r.missing_winners))})</span>'
+        winners = race_winners(r, commits or {})
         fragile = "".join(
             f"<li>{e(f.change)} → {e(f.outcome)}"
             + (f" vs v{e(f.winner_version)}" if f.winner_version is not None else "")
@@ -42,10 +69,12 @@ def races(entries: Sequence[Race], none: str) -> str:
             for f in r.fragile_under or ()
         )
         iso = r.isolation_level
+        own = (commits or {}).get(r.version)
+        by = f'<div class="small muted">by {e(own.writer)}</div>' if own is not None else ""
         cells = [
-            f"v{e(r.version)}",
+            f"v{e(r.version)}{by}",
             e(r.read_version),
-            or_dash(winners),
+            winners,
             e(r.operation),
             f"{outcome(r.outcome, r.code)}<div>{badge(r.confidence, r.confidence)}</div>",
             f'{code(r.read_predicate)}<div class="small muted">{e(r.read_reason)}</div>',
@@ -55,9 +84,9 @@ def races(entries: Sequence[Race], none: str) -> str:
             f'<div class="small">{e(r.profile)}</div>',
         ]
         rows.append((f"race-{i}", race_status(r), cells))
-    headers = ["Version", "Read", "Winners", "Operation", "Outcome", "Read predicate", "Why"]
+    headers = ["Version", "Read", "Winners (who committed first)", "Operation", "Outcome"]
     return table(
-        [*headers, "Fragile under", "Isolation · profile"],
+        [*headers, "Read predicate", "Why", "Fragile under", "Isolation · profile"],
         rows,
         f"No races: {e(none)}.",
     )
@@ -163,7 +192,7 @@ def recommendations(entries: Sequence[Recommendation], note: str = "") -> str:
             else f'<span class="muted">{e(NO_APPLY_TEXT)}</span>'
         )
         cells = [
-            code(change_text(r.change)),
+            e(change_words(r.change)),
             f'<span class="num">{e(r.conflicts_avoided)}</span>',
             f'<span class="num">{e(r.conflicts_introduced)}</span>',
             f'<span class="small">{e(evaluated_text(r.evaluated_on))}</span>',

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from deltaforensics.report.document.explain import Conflict, ExplainDocument, Race
 from deltaforensics.report.html.format import e, race_status
-from deltaforensics.report.plain import missing_text
+from deltaforensics.report.plain import commit_summary, commits_by_version, missing_text
 
 MAX_TIMELINE_ROWS = 400
 LABEL_CHARS = 34
@@ -110,6 +110,7 @@ def ticks(lo: int, hi: int) -> list[int]:
 
 def timeline(doc: ExplainDocument) -> str:
     drawn = bars(doc)
+    commits = commits_by_version(doc.commits)
     if not drawn:
         return '<p class="muted">No races or conflicts: nothing to draw.</p>'
     points = [v for b in drawn for v in (b.start, b.end, *b.marks, *_ends(b.missing))]
@@ -141,7 +142,10 @@ def timeline(doc: ExplainDocument) -> str:
             f'<text x="{LEFT - 8}" y="{yc + 4}" text-anchor="end">{e(label)}</text>',
             f'<rect class="{cls}" x="{x0 - 2}" y="{yc - 6}" width="{max(x1 - x0, 0) + 4}" height="12" rx="3"/>',
         ]
-        row += [_diamond(x(w), yc, "win", f"winner v{w}") for w in b.marks]
+        row += [
+            _diamond(x(w), yc, "win", f"winner {commit_summary(commits.get(w), w)}")
+            for w in b.marks
+        ]
         for first, last in b.missing:  # a range's two ends: 10,000 missing winners, two marks
             gone = f"{missing_text([(first, last)])} from the retained log"
             row += [_diamond(x(w), yc, "missing", gone) for w in sorted({first, last})]
