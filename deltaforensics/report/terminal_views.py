@@ -136,16 +136,20 @@ def render_snapshot(doc: SnapshotDocument | Mapping[str, Any], console: Console)
             f"partitioned by {safe(layout)}"
         )
     )
-    rows = [
-        [
-            ", ".join(f"{k}={v}" for k, v in f.partition_values.items()),
-            _size(f.size),
-            "yes" if f.deletion_vector else "",
-            f.path,
-        ]
-        for f in s.files
-    ]
-    console.print(fitted_table(["partition", "size", "DV", "path"], rows, no_wrap=("size", "DV")))
+    # a column says something only if some file has a value for it
+    columns = [("partition", bool(s.partition_columns)), ("size", True)]
+    columns += [("DV", any(f.deletion_vector for f in s.files)), ("path", True)]
+    headers = [name for name, shown in columns if shown]
+    rows = []
+    for f in s.files:
+        cells = {
+            "partition": ", ".join(f"{k}={v}" for k, v in f.partition_values.items()),
+            "size": _size(f.size),
+            "DV": "yes" if f.deletion_vector else "",
+            "path": f.path,
+        }
+        rows.append([cells[h] for h in headers])
+    console.print(fitted_table(headers, rows, no_wrap=("size", "DV")))
     _diagnostics(s.diagnostics, console)
 
 
@@ -198,7 +202,9 @@ def render_whatif(doc: WhatIfDocument | Mapping[str, Any], console: Console) -> 
     heading(
         console,
         "Pairs",
-        f"{plural(len(changed), 'pair')} change" if changed else "no pair changes outcome",
+        f"{plural(len(changed), 'pair')} {'changes' if len(changed) == 1 else 'change'} outcome"
+        if changed
+        else "no pair changes outcome",
     )
     table_rows = []
     for p in shown:
