@@ -125,7 +125,7 @@ def _timeline(doc: ExplainDocument, commits: Commits, console: Console) -> None:
             (
                 r.version,
                 Bar(
-                    label=f"v{r.read_version}→v{r.version} {r.operation}"[:28],
+                    label=_label(f"v{r.read_version}→v{r.version}", r.operation),
                     read_version=r.read_version,
                     end_version=r.version,
                     winners=r.winners,
@@ -159,6 +159,16 @@ def _timeline(doc: ExplainDocument, commits: Commits, console: Console) -> None:
     console.print(TimelineChart(shown[:MAX_BARS]))
     if len(shown) > MAX_BARS:
         console.print(Text(f"… and {len(shown) - MAX_BARS} more (see --format json or html)"))
+
+
+def _label(span: str, operation: str, most: int = 28) -> str:
+    """``v1→v5 MERGE``; a long operation name ends at a word, marked ``…``, so the chart keeps
+    its bars at 80 columns (the findings below give the name whole)."""
+    label = f"{span} {operation}"
+    if len(label) <= most:
+        return label
+    cut = label[: most - 1].rsplit(" ", 1)[0]
+    return (cut if len(cut) > len(span) else label[: most - 1]) + "…"
 
 
 def _findings(doc: ExplainDocument, commits: Commits, console: Console) -> None:
