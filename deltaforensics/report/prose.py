@@ -34,6 +34,7 @@ from deltaforensics.conflicts.registry import RULES
 from deltaforensics.model.words import plural
 from deltaforensics.predicates.partition import NOT_TARGET_ONLY, UNPARTITIONED
 from deltaforensics.report.document.explain import Attempt, Commit, Conflict, Partition, Race
+from deltaforensics.report.plain import missing_text
 from deltaforensics.statements import parse_statement
 from deltaforensics.whatif.scenario import (
     DeletionVectors,
@@ -305,10 +306,8 @@ def explain_race(race: Race, commits: Mapping[int | None, Commit]) -> Explanatio
     if race.winners:
         details.append(("winners", (winners_words(race.winners, commits),)))
     if race.missing_winners:
-        gone = ", ".join(
-            f"v{lo}–v{hi}" if lo != hi else f"v{lo}" for lo, hi in race.missing_winners
-        )
-        details.append(("missing", (f"{gone} no longer in the log: not judged",)))
+        gone = missing_text(race.missing_winners)
+        details.append(("missing", (f"{gone} from the retained log: not judged",)))
     details.append(("read", reads_words(race.operation, race.read_predicate, race.read_reason)))
     if failed:
         details.append(("why", (race.reason,)))
