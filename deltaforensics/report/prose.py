@@ -48,6 +48,7 @@ from deltaforensics.whatif.scenario import (
 
 RULES_DOC = "docs/rules.md"
 CONCURRENCY_DOC = "https://docs.databricks.com/en/optimizations/isolation-level.html"
+DELTA_DOC = "https://docs.delta.io/latest/concurrency-control.html"
 _RULES_BY_CODE = {r.code: r for r in RULES}
 
 
@@ -257,12 +258,12 @@ def fragility_words(race: Race, *, name_winner: bool = True) -> str:
         what = ", or ".join(whats)
         sentences.append(
             f"{what[:1].upper()}{what[1:]}, it would have failed with "
-            f"{failure_words(outcome, _code_of(outcome))}{against}."
+            f"{failure_words(outcome, rule_code(outcome))}{against}."
         )
     return " ".join(sentences)
 
 
-def _code_of(exception: str) -> str | None:
+def rule_code(exception: str) -> str | None:
     """The rule code of an exception a perturbation raised, when only one rule raises it."""
     codes = [r.code for r in RULES if r.exception == exception]
     return codes[0] if len(codes) == 1 else None
@@ -273,16 +274,31 @@ def _why_committed(race: Race) -> str:
     iso = race.isolation_level.value
     if race.read_predicate is None:
         return "a transaction that read nothing cannot conflict with what others wrote."
+    reasons = []
     if changes & {TO_SERIALIZABLE, WINNER_NOT_BLIND}:
-        return (
-            f"under {iso} the winners' blind appends do not count against what it read "
-            f"(Delta's WriteSerializable rule)."
+        reasons.append(
+            f"under {iso} blind appends among the winners do not count against what it read "
+            "(Delta's WriteSerializable rule)"
         )
     if WIDER_PREDICATE in changes:
-        return "none of the winners changed files in the partitions it read."
+        reasons.append(
+            ("the other winners" if reasons else "none of the winners")
+            + (" changed no file" if reasons else " changed files")
+            + " in the partitions it read"
+        )
     if NO_ROW_LEVEL_CONCURRENCY in changes:
-        return "row-level concurrency found no row both wrote."
-    return "none of the winners changed what it read."
+        reasons.append("row-level concurrency found no row both wrote")
+    if not reasons:
+        return "none of the winners changed what it read."
+    return ", and ".join(reasons) + "."
+
+
+def references() -> str:
+    """Where to read more: our page per rule code, Delta's and Databricks' public pages."""
+    return (
+        f"More: {RULES_DOC} (or deltaforensics rules CODE); Delta: {DELTA_DOC}; "
+        f"Databricks: {CONCURRENCY_DOC}"
+    )
 
 
 def explain_race(race: Race, commits: Mapping[int | None, Commit]) -> Explanation:

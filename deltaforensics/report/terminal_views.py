@@ -28,7 +28,7 @@ from deltaforensics.report.document.history import (
 )
 from deltaforensics.report.document.whatif import WhatIfDocument
 from deltaforensics.report.history import key_parameters, who_wrote
-from deltaforensics.report.prose import change_words, failure_words
+from deltaforensics.report.prose import change_words, failure_words, rule_code
 from deltaforensics.report.terminal import fitted_table, heading, labelled, safe
 
 WIDE = 120  # from this width on, the history shows engines and bytes too
@@ -233,8 +233,7 @@ def render_whatif(doc: WhatIfDocument | Mapping[str, Any], console: Console) -> 
 def _outcome(outcome: str) -> str:
     if outcome == "commits":
         return "commits"
-    code = next((r.code for r in RULES if r.exception == outcome), None)
-    return failure_words(outcome, code)
+    return failure_words(outcome, rule_code(outcome))
 
 
 def render_rules(code: str | None, console: Console) -> None:

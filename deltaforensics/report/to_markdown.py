@@ -44,6 +44,7 @@ from deltaforensics.report.prose import (
     explain_conflict,
     explain_races,
     failure_words,
+    references,
 )
 from deltaforensics.whatif.recommend import hypothetical_text
 
@@ -315,6 +316,7 @@ def to_markdown(doc: ExplainDocument | Mapping[str, Any], *, max_rows: int = MAX
         _table_facts(report.table),
         *_races(report, max_rows, no_race_reason(report)),
         *_conflicts(report, max_rows),
+        *([text(references())] if report.conflicts or _at_risk(report.races) else []),
         *_attempts(report.attempts, max_rows),
         *_anomalies(report, max_rows),
         *_recommendations(report, max_rows),

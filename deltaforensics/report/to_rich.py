@@ -28,6 +28,7 @@ from deltaforensics.report.prose import (
     change_words,
     explain_conflict,
     explain_races,
+    references,
     who,
 )
 from deltaforensics.report.terminal import (
@@ -182,6 +183,8 @@ def _findings(doc: ExplainDocument, commits: Commits, console: Console) -> None:
         console.print(finding(e))
     if len(explanations) > MAX_FINDINGS:
         console.print(f"… and {len(explanations) - MAX_FINDINGS} more (see --format json or html)")
+    if explanations:
+        console.print(Text(references(), style="dim"), overflow="fold")
     if quiet:
         names = ", ".join(_quiet_name(r, commits) for r in quiet[:10])
         more = f" and {len(quiet) - 10} more" if len(quiet) > 10 else ""
