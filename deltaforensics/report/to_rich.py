@@ -183,8 +183,6 @@ def _findings(doc: ExplainDocument, commits: Commits, console: Console) -> None:
         console.print(finding(e))
     if len(explanations) > MAX_FINDINGS:
         console.print(f"… and {len(explanations) - MAX_FINDINGS} more (see --format json or html)")
-    if explanations:
-        console.print(Text(references(), style="dim"), overflow="fold")
     if quiet:
         names = ", ".join(_quiet_name(r, commits) for r in quiet[:10])
         more = f" and {len(quiet) - 10} more" if len(quiet) > 10 else ""
@@ -195,6 +193,8 @@ def _findings(doc: ExplainDocument, commits: Commits, console: Console) -> None:
                 style=LEVEL_STYLES["ok"],
             )
         )
+    if explanations:
+        console.print(Text(references(), style="dim"), overflow="fold")
 
 
 def _quiet_name(race: Race, commits: Commits) -> str:
