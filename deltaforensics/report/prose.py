@@ -394,6 +394,20 @@ def _explain_group(races: Sequence[Race], commits: Mapping[int | None, Commit]) 
     )
 
 
+def safe_race_words(race: Race, commits: Mapping[int | None, Commit]) -> Phrase:
+    """A race that committed with nothing at risk, in one line that still names its winners:
+    ``v26 WRITE by job orders_ingest read v24, overtaken by v25, a MERGE by …; it read nothing
+    (a blind append)``."""
+    own = commits.get(race.version)
+    by = f" by {who(own)}" if own is not None else ""
+    over = winners_words(race.winners, commits) if race.winners else "commits no longer in the log"
+    reads = reads_words(race.operation, race.read_predicate, race.read_reason)
+    return (
+        f"v{race.version} {race.operation}{by} read v{race.read_version}, overtaken by {over}; ",
+        *reads,
+    )
+
+
 def statement_condition(statement: str) -> str | None:
     """The MERGE ON condition of an attempted statement as written, aliases and all."""
     try:

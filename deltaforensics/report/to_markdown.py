@@ -45,6 +45,7 @@ from deltaforensics.report.prose import (
     explain_races,
     failure_words,
     references,
+    safe_race_words,
 )
 from deltaforensics.whatif.recommend import hypothetical_text
 
@@ -216,12 +217,16 @@ def _races(doc: ExplainDocument, max_rows: int, none: str) -> list[str]:
         out.append("\n".join(_finding(e) for e in found[:max_rows]))
         if len(found) > max_rows:
             out.append(f"… and {len(found) - max_rows} more in the JSON report.")
-    quiet = len(races) - len(risky)
+    quiet = [r for r in races if r not in risky]
     if quiet:
         out.append(
-            f"{plural(quiet, 'other race' if risky else 'race')} committed cleanly, and no "
-            "single change tried makes them conflict."
+            f"{plural(len(quiet), 'other race' if risky else 'race')} committed cleanly, and no "
+            "single change tried makes them conflict:"
         )
+        lines = [f"- ✅ {phrase(safe_race_words(r, commits))}" for r in quiet[:max_rows]]
+        if len(quiet) > max_rows:
+            lines.append(f"- … and {len(quiet) - max_rows} more in the JSON report.")
+        out.append("\n".join(lines))
     return out
 
 

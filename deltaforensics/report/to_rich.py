@@ -29,13 +29,14 @@ from deltaforensics.report.prose import (
     explain_conflict,
     explain_races,
     references,
-    who,
+    safe_race_words,
 )
 from deltaforensics.report.terminal import (
     LEVEL_STYLES,
     finding,
     heading,
     labelled,
+    phrase_text,
     safe,
 )
 from deltaforensics.report.timeline_chart import Bar, TimelineChart
@@ -43,6 +44,7 @@ from deltaforensics.report.timeline_chart import Bar, TimelineChart
 MAX_FINDINGS = 40
 MAX_DIAGNOSTICS = 30
 MAX_BARS = 40
+MAX_SAFE = 10
 Commits = Mapping[int | None, Commit]
 
 
@@ -184,22 +186,19 @@ def _findings(doc: ExplainDocument, commits: Commits, console: Console) -> None:
     if len(explanations) > MAX_FINDINGS:
         console.print(f"… and {len(explanations) - MAX_FINDINGS} more (see --format json or html)")
     if quiet:
-        names = ", ".join(_quiet_name(r, commits) for r in quiet[:10])
-        more = f" and {len(quiet) - 10} more" if len(quiet) > 10 else ""
+        head = plural(len(quiet), "other race" if explanations else "race")
         console.print(
             Text(
-                f"✓ {plural(len(quiet), 'other race' if explanations else 'race')} committed safely, and no single change "
-                f"makes them fail: {safe(names)}{more}.",
+                f"✓ {head} committed safely, and no single change makes them fail:",
                 style=LEVEL_STYLES["ok"],
             )
         )
+        rows = [("•", phrase_text(safe_race_words(r, commits))) for r in quiet[:MAX_SAFE]]
+        console.print(labelled(rows, indent=2))
+        if len(quiet) > MAX_SAFE:
+            console.print(Text(f"  … and {len(quiet) - MAX_SAFE} more (see --format json)"))
     if explanations:
         console.print(Text(references(), style="dim"), overflow="fold")
-
-
-def _quiet_name(race: Race, commits: Commits) -> str:
-    own = commits.get(race.version)
-    return f"v{race.version} {race.operation}" + (f" by {who(own)}" if own is not None else "")
 
 
 def _anomalies(anomalies: Sequence[Anomaly], console: Console) -> None:
