@@ -24,7 +24,10 @@ def main(argv: list[str]) -> int:
     stale = sorted(
         p
         for p in GOLDEN.rglob("*")
-        if p.is_file() and p.suffix in (".json", ".txt") and p not in pinned
+        if p.is_file()
+        and p.suffix in (".json", ".txt", ".md")
+        and p.name != "README.md"
+        and p not in pinned
     )
     changed = []
     for case in CASES:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
@@ -25,7 +24,7 @@ from deltaforensics.cli.options import (
     TableArg,
     TimeWindow,
 )
-from deltaforensics.cli.output import write_report
+from deltaforensics.cli.output import at_terminal, write_report
 from deltaforensics.cli.progress import ProgressBar, reporting
 from deltaforensics.cli.redaction import redacted
 from deltaforensics.cli.storage import catalog_diagnostics, open_table
@@ -128,7 +127,7 @@ def explain(
     doc["diagnostics"] = [*doc["diagnostics"], *catalog_diagnostics(invocation)]
     invocation.keep(analysis)
     fmt = output_format or (
-        ExplainFormat.rich if sys.stdout.isatty() and output is None else ExplainFormat.json
+        ExplainFormat.rich if at_terminal() and output is None else ExplainFormat.json
     )
     write_report(doc, fmt, output)
     chosen = [f.value for f in fail_on or []]

@@ -68,4 +68,8 @@ def history(
     doc = redacted(history_document(store.uri, commits, diagnostics), redact)
     if versions.window is not None:
         doc["time_window"] = versions.window_dict()
-    emit_table_or_json(doc, output_format, history_text, quiet=invocation.quiet)
+    from deltaforensics.report.terminal_views import render_history  # noqa: PLC0415
+
+    emit_table_or_json(
+        doc, output_format, history_text, quiet=invocation.quiet, terminal_view=render_history
+    )

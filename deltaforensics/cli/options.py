@@ -26,6 +26,7 @@ class EngineName(StrEnum):
 
 
 class WhatIfFormat(StrEnum):
+    rich = "rich"
     json = "json"
     markdown = "markdown"
 

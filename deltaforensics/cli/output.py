@@ -4,14 +4,35 @@ stderr."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from deltaforensics.cli.options import ExplainFormat, TableFormat
 from deltaforensics.errors import UsageError
 from deltaforensics.report.plain import visible
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+
+def at_terminal() -> bool:
+    """Whether stdout is a terminal: the human views are drawn for it; a pipe gets what scripts
+    have always read (JSON, or the plain aligned tables).
+
+    ``TTY_COMPATIBLE=1`` (rich's own switch) says a pipe is shown by a terminal (a CI log
+    viewer, ``less -R``, a golden test); ``FORCE_COLOR`` is deliberately not read: CI systems
+    set it for every step, and a pipe there must keep its JSON."""
+    return sys.stdout.isatty() or os.environ.get("TTY_COMPATIBLE") == "1"
+
+
+def terminal_console() -> Console:
+    """The console the terminal views print to, as wide as the terminal."""
+    from rich.console import Console  # noqa: PLC0415
+
+    return Console(highlight=False)
 
 
 def emit(text: str) -> None:
@@ -59,10 +80,14 @@ def emit_table_or_json(
     table_text: Callable[[dict[str, Any]], str],
     *,
     quiet: bool,
+    terminal_view: Callable[[dict[str, Any], Console], None] | None = None,
 ) -> None:
-    """``doc`` as JSON, or as ``table_text`` renders it followed by its warnings on stderr."""
+    """``doc`` as JSON; at a terminal as ``terminal_view`` draws it (warnings included); else
+    as ``table_text`` renders it, followed by its warnings on stderr."""
     if output_format is TableFormat.json:
         emit_json(doc)
+    elif terminal_view is not None and at_terminal():
+        terminal_view(doc, terminal_console())
     else:
         emit(table_text(doc))
         warn(doc["diagnostics"], quiet=quiet)

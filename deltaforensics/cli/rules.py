@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from deltaforensics.cli.output import emit
+from deltaforensics.cli.output import at_terminal, emit, terminal_console
 from deltaforensics.errors import UsageError
 
 
@@ -22,6 +22,14 @@ def rules(
     """
     from deltaforensics.report.catalogue import listing, page  # noqa: PLC0415
 
+    if at_terminal():
+        from deltaforensics.report.terminal_views import render_rules  # noqa: PLC0415
+
+        try:
+            render_rules(code, terminal_console())
+        except KeyError as exc:
+            raise UsageError(str(exc.args[0])) from None
+        return
     if code is None:
         emit(listing())
         return

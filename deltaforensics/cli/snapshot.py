@@ -80,4 +80,8 @@ def snapshot(
     doc = redacted(snapshot_document(store.uri, snap, loaded.diagnostics), redact)
     if window is not None:
         doc["time_window"] = window
-    emit_table_or_json(doc, output_format, snapshot_text, quiet=invocation.quiet)
+    from deltaforensics.report.terminal_views import render_snapshot  # noqa: PLC0415
+
+    emit_table_or_json(
+        doc, output_format, snapshot_text, quiet=invocation.quiet, terminal_view=render_snapshot
+    )

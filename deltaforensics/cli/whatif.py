@@ -17,7 +17,7 @@ from deltaforensics.cli.options import (
     TimeWindow,
     WhatIfFormat,
 )
-from deltaforensics.cli.output import emit, emit_json
+from deltaforensics.cli.output import at_terminal, emit, emit_json, terminal_console
 from deltaforensics.cli.redaction import redacted
 from deltaforensics.cli.storage import open_table
 from deltaforensics.cli.time_window import chosen_versions
@@ -57,7 +57,11 @@ def whatif(
         str | None, typer.Option("--profile", help="Force an engine profile (as for explain).")
     ] = None,
     output_format: Annotated[
-        WhatIfFormat, typer.Option("--format", help="json or markdown.")
+        WhatIfFormat,
+        typer.Option(
+            "--format",
+            help="rich (default at a terminal), json (default otherwise) or markdown.",
+        ),
     ] = None,  # type: ignore[assignment]
     show_all: Annotated[
         bool,
@@ -110,10 +114,15 @@ def whatif(
     )
     if versions.window is not None:
         doc["time_window"] = versions.window_dict()
-    if (output_format or WhatIfFormat.json) is WhatIfFormat.markdown:
+    fmt = output_format or (WhatIfFormat.rich if at_terminal() else WhatIfFormat.json)
+    if fmt is WhatIfFormat.markdown:
         from deltaforensics.report.to_markdown import whatif_to_markdown  # noqa: PLC0415
 
         emit(whatif_to_markdown(doc, max_rows=len(doc["pairs"]) + 1 if show_all else 50))
+    elif fmt is WhatIfFormat.rich:
+        from deltaforensics.report.terminal_views import render_whatif  # noqa: PLC0415
+
+        render_whatif(doc, terminal_console())
     else:
         emit_json(doc)
 

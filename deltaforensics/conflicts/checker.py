@@ -27,6 +27,22 @@ from deltaforensics.transactions import Transaction
 
 COMMITS = "commits"
 
+# The single changes :func:`fragility` tries, by the names a race's ``fragile_under`` carries in
+# the JSON report. The report's prose turns each into words (it must know every one of them:
+# a test checks), so the names stay machine keys and never reach a human format.
+TO_SERIALIZABLE = "isolation=Serializable"
+TO_WRITE_SERIALIZABLE = "isolation=WriteSerializable"
+WINNER_NOT_BLIND = "winner-not-blind-append"
+WIDER_PREDICATE = "wider-predicate"
+NO_ROW_LEVEL_CONCURRENCY = "no-row-level-concurrency"
+PERTURBATIONS = (
+    TO_SERIALIZABLE,
+    TO_WRITE_SERIALIZABLE,
+    WINNER_NOT_BLIND,
+    WIDER_PREDICATE,
+    NO_ROW_LEVEL_CONCURRENCY,
+)
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Verdict:
@@ -182,22 +198,20 @@ def fragility(
         return []
     changes: list[tuple[str, dict[str, Any]]] = []
     if loser.isolation is IsolationLevel.WRITE_SERIALIZABLE:
-        changes.append(("isolation=Serializable", {"isolation": IsolationLevel.SERIALIZABLE}))
+        changes.append((TO_SERIALIZABLE, {"isolation": IsolationLevel.SERIALIZABLE}))
     elif loser.isolation is IsolationLevel.SERIALIZABLE:
-        changes.append(
-            ("isolation=WriteSerializable", {"isolation": IsolationLevel.WRITE_SERIALIZABLE})
-        )
+        changes.append((TO_WRITE_SERIALIZABLE, {"isolation": IsolationLevel.WRITE_SERIALIZABLE}))
     if any(w.is_blind_append for w in winners):
-        changes.append(("winner-not-blind-append", {"winner_blind": False}))
+        changes.append((WINNER_NOT_BLIND, {"winner_blind": False}))
     if (
         not loser.blind
         and not loser.read_whole_table
         and loser.read_predicate is not None
         and loser.read_predicate != TRUE
     ):
-        changes.append(("wider-predicate", {"read_predicate": TRUE}))
+        changes.append((WIDER_PREDICATE, {"read_predicate": TRUE}))
     if has_row_level_concurrency(profile, loser):
-        changes.append(("no-row-level-concurrency", {"row_level_concurrency": False}))
+        changes.append((NO_ROW_LEVEL_CONCURRENCY, {"row_level_concurrency": False}))
     out = []
     for name, overrides in changes:
         v = check(loser, winners, profile=profile, history=history, overrides=overrides)

@@ -52,11 +52,16 @@ class Rule:
     delta_check: Check
     name: str
     exception: str
+    # The error class Databricks and Delta >= 3.2 print before the exception's message
+    # (``[DELTA_CONCURRENT_APPEND] ...``); the file-level ones gain a ``.WITH_PARTITION_HINT`` or
+    # ``.WITHOUT_HINT`` sub-class from Delta 4.1 and on Databricks (``partition_hint``).
+    error_class: str
     check: Callable[[RuleContext], Finding | None]
     doc: str
     status: str = "stable"
     since: str = "0.1.0"
     suggests: tuple[str, ...] = ()
+    partition_hint: bool = False
 
     @property
     def code(self) -> str:

@@ -25,6 +25,7 @@ from deltaforensics.model.anomaly_codes import (
 )
 from deltaforensics.model.codes import Code
 from deltaforensics.model.gaps import count, describe, missing_ranges
+from deltaforensics.model.words import plural
 from deltaforensics.profiles import Check, parse_isolation
 from deltaforensics.replay import Replay
 from deltaforensics.transactions import Transaction
@@ -115,7 +116,7 @@ def duplicate_removes(rep: Replay, txns: Sequence[Transaction] = ()) -> list[Ano
                 DUPLICATE_REMOVE,
                 versions=versions,
                 files=tuple(sorted(paths)[:20]),
-                reason=f"{len(paths)} file(s) removed again in v{versions[-1]} after v{versions[0]} already "
+                reason=f"{plural(len(paths), 'file')} removed again in v{versions[-1]} after v{versions[0]} already "
                 "removed them: both commits' replacement files are live, so their rows are duplicated; "
                 + _why_removed_twice(
                     later, compaction=not again["data_change"].fill_null(True).any()
@@ -164,7 +165,7 @@ def lost_overwrites(txns: Sequence[Transaction], rep: Replay) -> list[Anomaly]:
                 LOST_OVERWRITE,
                 versions=tuple(sorted({t.version, *survivors["added_version"].to_list()})),
                 files=tuple(survivors["path"].head(20).to_list()),
-                reason=f"full overwrite v{t.version} left {survivors.height} older file(s) alive: they were "
+                reason=f"full overwrite v{t.version} left {plural(survivors.height, 'older file')} alive: they were "
                 "added after the snapshot it overwrote, so the overwrite did not replace them",
             )
         )

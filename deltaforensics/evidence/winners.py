@@ -14,6 +14,7 @@ from typing import Any
 
 import polars as pl
 
+from deltaforensics.model.words import plural
 from deltaforensics.transactions import Transaction
 
 EXCEPTION_CODES = {
@@ -167,7 +168,7 @@ def _in_window_before(observed: int, kind_ok: Sequence[Transaction]) -> WinnerMa
     return WinnerMatch(
         winner=window[0] if window else None,
         candidates=cands,
-        how=f"{len(cands)} candidate commit(s) of that kind in the {WINDOW_MS // 60000} minutes before the error",
+        how=f"{plural(len(cands), 'candidate commit')} of that kind in the {WINDOW_MS // 60000} minutes before the error",
         confidence="low",
     )
 
@@ -232,7 +233,7 @@ def explain_error(evidence: Any, match: WinnerMatch, txns: Sequence[Transaction]
             f"{exception}: v{w.version} {w.operation}{who}"
             + (f" with predicate {pred}" if pred else "")
             + (
-                f" changed {len(files)} file(s) in partition {partition_text(partition)}"
+                f" changed {plural(len(files), 'file')} in partition {partition_text(partition)}"
                 if partition and files
                 else ""
             )

@@ -41,6 +41,10 @@ from deltaforensics.predicates.operations import ReadPredicateInfo
 # Aliases people give the MERGE target (Delta docs use ``oldData``/``newData``, ``t``/``s``).
 # Only consulted when the caller does not know the alias; a wrong guess drops a conjunct,
 # which widens the read (more conflicts reported, never fewer).
+# The reason a MERGE conjunct is dropped, after the conjunct in backticks: the report's prose
+# gathers these into one sentence about the ON condition.
+NOT_TARGET_ONLY = "does not reference only the target"
+UNPARTITIONED = "unpartitioned table: every file matches"
 LIKELY_TARGET_ALIASES = frozenset(
     {"t", "tgt", "target", "trg", "old", "olddata", "existing", "dest", "destination"}
 )
@@ -79,7 +83,7 @@ def partition_read_predicate(
     UPDATE do; MERGE, replaceWhere and OPTIMIZE only keep whole partition-only conjuncts."""
     part = {c.lower(): c for c in partition_columns}
     if not part:
-        return PartitionReadPredicate(TRUE, ("unpartitioned table: every file matches (A.6.2)",))
+        return PartitionReadPredicate(TRUE, (UNPARTITIONED,))
     if merge and not_matched_by_source:
         return PartitionReadPredicate(TRUE, ("MERGE has WHEN NOT MATCHED BY SOURCE clauses",))
     if isinstance(pred, Unknown):
@@ -98,7 +102,7 @@ def partition_read_predicate(
     for c in parts:
         if merge and not x.target_only(c):
             dropped.append(c)
-            x.reasons.append(f"`{c.to_sql()}` does not reference only the target")
+            x.reasons.append(f"`{c.to_sql()}` {NOT_TARGET_ONLY}")
         elif x.partition_only(c):
             kept.append(x.widen(c))  # TRUE when it had to widen: all_of drops it
         elif extract and not isinstance(e := x.extract(c), TrueExpr):

@@ -22,7 +22,7 @@ from deltaforensics.report.text_table import render_table
 from deltaforensics.snapshot import Snapshot
 
 
-def _key_parameters(params: Any) -> str:
+def key_parameters(params: Any) -> str:
     if not isinstance(params, dict):
         return ""
     keys = ("predicate", "mergePredicate", "mode", "zOrderBy", "properties", "queryId", "epochId")
@@ -34,7 +34,7 @@ def _key_parameters(params: Any) -> str:
     return " ".join(parts)
 
 
-def _who(c: HistoryCommit) -> str:
+def who_wrote(c: HistoryCommit) -> str:
     job = c.job
     if isinstance(job, dict):
         return str(job.get("jobName") or job.get("jobId") or "")
@@ -69,12 +69,12 @@ def history_text(doc: HistoryDocument | Mapping[str, Any]) -> str:
                 str(c.version),
                 c.timestamp_iso or "",
                 c.operation or ("(no commitInfo)" if not c.has_commit_info else ""),
-                _key_parameters(c.operation_parameters),
+                key_parameters(c.operation_parameters),
                 "" if c.read_version is None else str(c.read_version),
                 c.isolation_level or "",
                 "" if c.is_blind_append is None else ("yes" if c.is_blind_append else "no"),
                 c.engine_info or c.client_version or "",
-                _who(c),
+                who_wrote(c),
                 str(c.num_added_files),
                 str(c.num_removed_files),
                 str(c.bytes_added),

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from deltaforensics.model.words import plural
 from deltaforensics.report.document.explain import Commit, ExplainDocument
 
 # C0 controls, DEL, C1 controls, and the bidirectional overrides and isolates that reorder what
@@ -103,7 +104,7 @@ def recommendations_note(doc: ExplainDocument) -> str:
         parts.append("None.")
     if doc.recommendations_more:
         parts.append(
-            f"{doc.recommendations_more} more recommendation(s) measured: run with --all "
+            f"{plural(doc.recommendations_more, 'more recommendation')} measured: run with --all "
             "to see them."
         )
     return " ".join(parts)

@@ -21,9 +21,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from deltaforensics.model.diagnostics import Diagnostic
+from deltaforensics.model.words import plural
 from deltaforensics.report.document.explain import (
     Attempt,
-    Conflict,
     ExplainDocument,
     Race,
     Table,
@@ -32,12 +32,20 @@ from deltaforensics.report.document.explain import (
 from deltaforensics.report.document.whatif import WhatIfDocument
 from deltaforensics.report.plain import (
     NO_APPLY_TEXT,
-    change_text,
-    commit_summary,
     commits_by_version,
-    missing_text,
     recommendations_note,
     visible,
+)
+from deltaforensics.report.prose import (
+    Code,
+    Explanation,
+    Phrase,
+    change_words,
+    explain_conflict,
+    explain_races,
+    failure_words,
+    references,
+    safe_race_words,
 )
 from deltaforensics.whatif.recommend import hypothetical_text
 
@@ -114,7 +122,7 @@ def table(
     lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
     lines += ["| " + " | ".join(cell or " " for cell in row) + " |" for row in rows[:max_rows]]
     if len(rows) > max_rows:
-        lines.append(f"\n… and {len(rows) - max_rows} more row(s) in the JSON report.")
+        lines.append(f"\n… and {plural(len(rows) - max_rows, 'more row')} in the JSON report.")
     return "\n".join(lines)
 
 
@@ -122,20 +130,16 @@ def _versions(versions: Sequence[int]) -> str:
     return ", ".join(f"v{v}" for v in versions) or "—"
 
 
-def _plural(n: int, word: str, many: str | None = None) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {many or word + 's'}"
-
-
 def _outcome(outcome: Any, code_: Any) -> str:
     if outcome == "commits":
         return "commits"
-    return f"**{text(outcome)}**" + (f" ({text(code_)})" if code_ else "")
+    return f"**{text(failure_words(str(outcome), code_))}**"
 
 
 def _evaluated(ev: Mapping[str, Any]) -> str:
     return (
-        f"{_plural(ev['races'], 'race')}, {_plural(ev['errors'], 'error')}, "
-        f"{_plural(ev['attempts'], 'attempt')}, {_plural(ev['writer_pairs'], 'writer pair')}"
+        f"{plural(ev['races'], 'race')}, {plural(ev['errors'], 'error')}, "
+        f"{plural(ev['attempts'], 'attempt')}, {plural(ev['writer_pairs'], 'writer pair')}"
     )
 
 
@@ -156,8 +160,8 @@ def _diagnostics(diags: Sequence[Diagnostic], max_rows: int) -> str:
 def _table_facts(t: Table) -> str:
     iso = t.isolation_level
     facts = [
-        f"versions {t.first_version}–{t.latest_version} ({_plural(t.num_commits, 'commit')}, "
-        f"{_plural(t.num_files, 'live file')})",
+        f"versions {t.first_version}–{t.latest_version} ({plural(t.num_commits, 'commit')}, "
+        f"{plural(t.num_files, 'live file')})",
         f"isolation **{text(iso.value)}** ({text(iso.source)})",
         f"writers: {text(', '.join(t.engines_seen)) or 'none recorded'}",
         f"partitioned by {text(', '.join(t.partition_columns)) or '(none)'}",
@@ -165,14 +169,6 @@ def _table_facts(t: Table) -> str:
     if t.clustering_columns:
         facts.append(f"clustered by {text(', '.join(t.clustering_columns))}")
     return " · ".join(facts)
-
-
-def _winner(c: Conflict, doc: ExplainDocument) -> str:
-    details = commits_by_version(doc.commits)
-    v = c.winner_version
-    if v is not None:
-        return text(commit_summary(details[v], v)) if v in details else f"v{v}"
-    return f"one of {_versions(c.candidates)}" if c.candidates else "—"
 
 
 def _at_risk(races: Sequence[Race]) -> list[Race]:
@@ -185,75 +181,64 @@ def _summary(doc: ExplainDocument) -> str:
     predicted = sum(r.outcome != "commits" for r in races)
     return " · ".join(
         [
-            f"**{_plural(len(races), 'race')}** ({len(_at_risk(races)) - predicted} fragile, "
-            f"{_plural(predicted, 'predicted conflict')})",
-            f"**{_plural(len(doc.conflicts), 'conflict')}**",
-            _plural(len(doc.attempts), "attempt"),
-            f"{_plural(len(anomalies), 'anomaly', 'anomalies')} "
-            f"({_plural(sum(a.severity == 'error' for a in anomalies), 'error')})",
-            _plural(len(doc.recommendations), "recommendation"),
-            _plural(sum(d.severity != "info" for d in doc.diagnostics), "warning"),
+            f"**{plural(len(races), 'race')}** ({len(_at_risk(races)) - predicted} fragile, "
+            f"{plural(predicted, 'predicted conflict')})",
+            f"**{plural(len(doc.conflicts), 'conflict')}**",
+            plural(len(doc.attempts), "attempt"),
+            f"{plural(len(anomalies), 'anomaly', 'anomalies')} "
+            f"({plural(sum(a.severity == 'error' for a in anomalies), 'error')})",
+            plural(len(doc.recommendations), "recommendation"),
+            plural(sum(d.severity != "info" for d in doc.diagnostics), "warning"),
         ]
     )
 
 
-def _races(races: Sequence[Race], max_rows: int, none: str) -> list[str]:
+def phrase(words: Phrase) -> str:
+    """A prose phrase as Markdown: text escaped, code pieces as code spans."""
+    return "".join(code(p.text, in_table=False) if isinstance(p, Code) else text(p) for p in words)
+
+
+def _finding(e: Explanation) -> str:
+    marker = {"conflict": "❌", "fragile": "⚠️"}.get(e.level, "✅")
+    lines = [f"- {marker} **{phrase(e.headline)}**"]
+    lines += [f"  - {text(label)}: {phrase(body)}" for label, body in e.details]
+    return "\n".join(lines)
+
+
+def _races(doc: ExplainDocument, max_rows: int, none: str) -> list[str]:
+    races = doc.races
     out = ["### Races"]
     if not races:
         return [*out, f"None: {none}."]
+    commits = commits_by_version(doc.commits)
     risky = _at_risk(races)
-    rows = [
-        [
-            f"v{r.version}",
-            f"v{r.read_version}",
-            "; ".join(
-                [*([_versions(r.winners)] if r.winners else []), missing_text(r.missing_winners)]
-            ).strip("; ")
-            or "—",
-            text(r.operation),
-            _outcome(r.outcome, r.code),
-            code(r.read_predicate),
-            "<br>".join(f"{text(f.change)} → {text(f.outcome)}" for f in r.fragile_under or ())
-            or "—",
-            text(r.reason),
-        ]
-        for r in risky
-    ]
-    if rows:
-        headers = ["Version", "Read", "Winners", "Operation", "Outcome", "Read predicate"]
-        out.append(table([*headers, "Fragile under", "Why"], rows, max_rows=max_rows))
-    quiet = len(races) - len(risky)
+    found = explain_races(risky, commits)
+    if found:
+        out.append("\n".join(_finding(e) for e in found[:max_rows]))
+        if len(found) > max_rows:
+            out.append(f"… and {len(found) - max_rows} more in the JSON report.")
+    quiet = [r for r in races if r not in risky]
     if quiet:
         out.append(
-            f"{_plural(quiet, 'other race')} commit cleanly, and no single change tried makes "
-            "them conflict."
+            f"{plural(len(quiet), 'other race' if risky else 'race')} committed cleanly, and no "
+            "single change tried makes them conflict:"
         )
+        lines = [f"- ✅ {phrase(safe_race_words(r, commits))}" for r in quiet[:max_rows]]
+        if len(quiet) > max_rows:
+            lines.append(f"- … and {len(quiet) - max_rows} more in the JSON report.")
+        out.append("\n".join(lines))
     return out
 
 
 def _conflicts(doc: ExplainDocument, max_rows: int) -> list[str]:
     if not doc.conflicts:
         return ["### Conflicts", "None."]
-    rows = []
-    for c in doc.conflicts:
-        lo = c.loser
-        loser = f"v{lo.version}" if lo.version is not None else "not committed"
-        if lo.statement:
-            loser += f" {code(lo.statement)}"
-        read = f"v{lo.read_version}" if lo.read_version is not None else "—"
-        rows.append(
-            [
-                text(c.source),
-                loser,
-                read,
-                _winner(c, doc),
-                _outcome(c.exception, c.code),
-                text(c.confidence),
-                text(c.reason),
-            ]
-        )
-    headers = ["Source", "Loser", "Read", "Winner", "Exception", "Confidence", "Why"]
-    return ["### Conflicts", table(headers, rows, max_rows=max_rows)]
+    commits = commits_by_version(doc.commits)
+    found = [explain_conflict(c, commits, doc.attempts) for c in doc.conflicts[:max_rows]]
+    out = ["### Conflicts", "\n".join(_finding(e) for e in found)]
+    if len(doc.conflicts) > max_rows:
+        out.append(f"… and {len(doc.conflicts) - max_rows} more in the JSON report.")
+    return out
 
 
 def _attempts(attempts: Sequence[Attempt], max_rows: int) -> list[str]:
@@ -280,13 +265,12 @@ def _anomalies(doc: ExplainDocument, max_rows: int) -> list[str]:
         [
             f"**{text(a.severity)}**",
             text(a.code),
-            text(a.kind),
             _versions(a.versions),
             text(a.reason),
         ]
         for a in doc.anomalies
     ]
-    headers = ["Severity", "Code", "Kind", "Versions", "Reason"]
+    headers = ["Severity", "Code", "Versions", "Reason"]
     return ["### Anomalies", table(headers, rows, max_rows=max_rows)]
 
 
@@ -297,7 +281,7 @@ def _recommendations(report: ExplainDocument, max_rows: int) -> list[str]:
     rows = [
         [
             str(i),
-            code(change_text(r.change)),
+            text(change_words(r.change)),
             str(r.conflicts_avoided),
             str(r.conflicts_introduced),
             text(r.confidence),
@@ -320,7 +304,7 @@ def _recommendations(report: ExplainDocument, max_rows: int) -> list[str]:
         table(headers, rows, max_rows=max_rows),
         *([text(recommendations_note(report))] if recommendations_note(report) else []),
         *(
-            f"**{i}. {code(change_text(r.change), in_table=False)}**\n\n"
+            f"**{i}. {text(change_words(r.change))}**\n\n"
             + (fenced(r.apply) if r.apply else text(NO_APPLY_TEXT))
             for i, r in enumerate(recs[:max_rows], 1)
         ),
@@ -335,8 +319,9 @@ def to_markdown(doc: ExplainDocument | Mapping[str, Any], *, max_rows: int = MAX
         *([text(report.time_window["text"])] if report.time_window else []),
         _summary(report),
         _table_facts(report.table),
-        *_races(report.races, max_rows, no_race_reason(report)),
+        *_races(report, max_rows, no_race_reason(report)),
         *_conflicts(report, max_rows),
+        *([text(references())] if report.conflicts or _at_risk(report.races) else []),
         *_attempts(report.attempts, max_rows),
         *_anomalies(report, max_rows),
         *_recommendations(report, max_rows),
@@ -348,13 +333,13 @@ def to_markdown(doc: ExplainDocument | Mapping[str, Any], *, max_rows: int = MAX
 def whatif_to_markdown(doc: WhatIfDocument | Mapping[str, Any], *, max_rows: int = MAX_ROWS) -> str:
     """Render a what-if document (``whatif-v1``)."""
     report = doc if isinstance(doc, WhatIfDocument) else WhatIfDocument.from_dict(doc)
-    changes = "; ".join(change_text(c) for c in report.scenario["changes"]) or "(no change)"
+    changes = "; ".join(change_words(c) for c in report.scenario["changes"]) or "(no change)"
     base, result = report.baseline, report.result
     out = [
         f"## deltaforensics what-if: {code(changes, in_table=False)} on "
         f"{code(report.table.uri, in_table=False)}",
         *([text(report.time_window["text"])] if report.time_window else []),
-        f"**seen: avoids {report.conflicts_avoided} of {_plural(base.conflicts, 'conflict')} "
+        f"**seen: avoids {report.conflicts_avoided} of {plural(base.conflicts, 'conflict')} "
         f"seen (errors, attempts, model-predicted races), introduces "
         f"{report.conflicts_introduced}** · conflicts "
         f"{base.conflicts} → {result.conflicts} · fragile races {base.fragile_races} → "

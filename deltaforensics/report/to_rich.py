@@ -1,8 +1,10 @@
-"""Terminal rendering of the explain report (rich). Every log string is escaped (:func:`_text`).
+"""Terminal rendering of the explain report (rich), fitted to the console width (80 and up).
 
-Order: a header (table, versions, profiles, isolation level and its source), the timeline of
-races and conflicts, one paragraph per finding with the winning commits' details, anomalies,
-the recommendations table, then the diagnostics that are not merely informational.
+Order: a header (table, versions, layout, isolation level and its source, writers), a summary
+line, the timeline chart (read → commit bars, winners marked), one indented finding per
+conflict and per race worth reading (worded by :mod:`deltaforensics.report.prose`), anomalies,
+recommendations, then the diagnostics that are not merely informational. Log strings are held
+in :class:`~rich.text.Text` (never parsed as markup) with control characters shown.
 """
 
 from __future__ import annotations
@@ -11,35 +13,39 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape as escape_markup
-from rich.table import Table
+from rich.text import Text
 
 from deltaforensics.evidence.anomalies import Anomaly
+from deltaforensics.model.words import plural
 from deltaforensics.report.document.explain import (
     Commit,
     ExplainDocument,
     Race,
-    Recommendation,
     no_race_reason,
 )
-from deltaforensics.report.plain import (
-    NO_APPLY_TEXT,
-    change_text,
-    commit_summary,
-    commits_by_version,
-    missing_text,
-    recommendations_note,
-    visible,
+from deltaforensics.report.plain import NO_APPLY_TEXT, commits_by_version, recommendations_note
+from deltaforensics.report.prose import (
+    change_words,
+    explain_conflict,
+    explain_races,
+    references,
+    safe_race_words,
 )
+from deltaforensics.report.terminal import (
+    LEVEL_STYLES,
+    finding,
+    heading,
+    labelled,
+    phrase_text,
+    safe,
+)
+from deltaforensics.report.timeline_chart import Bar, TimelineChart
 
 MAX_FINDINGS = 40
 MAX_DIAGNOSTICS = 30
+MAX_BARS = 40
+MAX_SAFE = 10
 Commits = Mapping[int | None, Commit]
-
-
-def _text(value: str) -> str:
-    """A log string as terminal text: markup escaped, control characters shown (``\\x1b``)."""
-    return escape_markup(visible(value, keep="\n\t"))
 
 
 def render_explain(doc: ExplainDocument | Mapping[str, Any], console: Console) -> None:
@@ -53,186 +59,184 @@ def render_explain(doc: ExplainDocument | Mapping[str, Any], console: Console) -
     _recommendations(report, console)
     problems = [d for d in report.diagnostics if d.severity != "info"]
     if problems:
-        console.print(f"\n[bold]Diagnostics[/bold] ({len(problems)})")
+        heading(console, "Diagnostics", plural(len(problems), "warning"))
+        rows = []
         for d in problems[:MAX_DIAGNOSTICS]:
             where = f" v{d.version}" if d.version is not None else ""
-            console.print(f"  {d.code}{where}: {_text(d.message)}")
+            rows.append((f"{d.code}{where}", Text(safe(d.message))))
+        console.print(labelled(rows, indent=2))
 
 
 def _header(doc: ExplainDocument, console: Console) -> None:
     t = doc.table
     iso = t.isolation_level
-    console.print(f"[bold]{_text(t.uri)}[/bold]")
+    console.print(Text(safe(t.uri), style="bold"), overflow="fold")
     if doc.time_window is not None:
-        console.print(_text(doc.time_window["text"]))
+        console.print(Text(safe(doc.time_window["text"])))
     layout = f"partitioned by {', '.join(t.partition_columns) or '(none)'}"
     if t.clustering_columns:
         layout += f" · clustered by {', '.join(t.clustering_columns)}"
-    console.print(
-        f"versions {t.first_version}..{t.latest_version} · {t.num_commits} commits · "
-        f"{t.num_files} live files · {_text(layout)}"
-    )
     profiles = sorted({r.profile for r in doc.races})
     console.print(
-        f"isolation {_text(iso.value)} ({_text(iso.source)}) · "
-        f"writers: {_text(', '.join(t.engines_seen) or '-')} · "
-        f"profiles: {_text(', '.join(profiles) or '-')}"
+        Text(
+            safe(
+                f"versions {t.first_version}–{t.latest_version} · "
+                f"{plural(t.num_commits, 'commit')} · {plural(t.num_files, 'live file')} · "
+                f"{layout}\nisolation {iso.value} ({iso.source}) · writers "
+                f"{', '.join(t.engines_seen) or '-'}"
+                + (f" · modelled as {', '.join(profiles)}" if profiles else "")
+            )
+        )
     )
+    console.print(Text(_summary(doc), style="bold"))
+
+
+def _summary(doc: ExplainDocument) -> str:
+    races = doc.races
+    failing = sum(r.outcome != "commits" for r in races)
+    fragile = sum(r.outcome == "commits" and bool(r.fragile_under) for r in races)
+    parts = [
+        f"{plural(len(races), 'race')} ({fragile} fragile, {failing} the model says fail)",
+        plural(len(doc.conflicts), "conflict"),
+    ]
+    if doc.attempts:
+        parts.append(plural(len(doc.attempts), "attempt"))
+    if doc.anomalies:
+        parts.append(plural(len(doc.anomalies), "anomaly", "anomalies"))
+    return " · ".join(parts)
+
+
+def _level(race: Race) -> str:
+    if race.outcome != "commits":
+        return "conflict"
+    return "fragile" if race.fragile_under else "ok"
 
 
 def _timeline(doc: ExplainDocument, commits: Commits, console: Console) -> None:
     races, conflicts = doc.races, doc.conflicts
-    console.print()
     if not races and not conflicts:
-        console.print(f"No races and no conflicts: {_text(no_race_reason(doc))}.")
+        console.print()
+        console.print(Text(f"No races and no conflicts: {safe(no_race_reason(doc))}."))
         return
-    table = Table(
-        title=f"Timeline: {len(races)} race(s), {len(conflicts)} conflict(s)", expand=False
-    )
-    for col in ("read → commit", "operation", "writer", "raced against", "outcome"):
-        table.add_column(col)
-    rows: list[tuple[float, list[str]]] = []
+    bars: list[tuple[float, Bar]] = []
     for r in races:
-        known = commits.get(r.version)
-        writer = (known.writer if known is not None else "").split(", cluster ")[0]
-        outcome = (
-            "commits" if r.outcome == "commits" else f"[red]{_text(r.outcome)} ({r.code})[/red]"
-        )
-        if r.outcome == "commits" and r.fragile_under:
-            outcome = "commits [yellow](fragile)[/yellow]"
-        rows.append(
+        if r.read_version is None:
+            continue
+        level = _level(r)
+        outcome = {"conflict": "fails", "fragile": "fragile", "ok": "ok"}[level]
+        bars.append(
             (
                 r.version,
-                [
-                    f"v{r.read_version} → v{r.version}",
-                    _text(r.operation),
-                    _text(writer),
-                    _winners(r),
-                    outcome,
-                ],
+                Bar(
+                    label=_label(f"v{r.read_version}→v{r.version}", r.operation),
+                    read_version=r.read_version,
+                    end_version=r.version,
+                    winners=r.winners,
+                    level=level,
+                    outcome=outcome,
+                ),
             )
         )
     for c in conflicts:
-        read = c.loser.read_version
-        at = c.winner_version if c.winner_version is not None else read
-        rows.append(
+        read, won = c.loser.read_version, c.winner_version
+        if read is None or won is None:
+            continue
+        what = "attempt" if c.source == "attempt" else "failed job"
+        bars.append(
             (
-                (at if at is not None else 1e18) + 0.5,
-                [
-                    f"v{read if read is not None else '?'} → failed",
-                    _text(c.loser.statement or f"({c.source})")[:60],
-                    "",
-                    _span(c.candidates) if c.winner_version is None else f"v{c.winner_version}",
-                    f"[red]{_text(c.exception)} ({c.code})[/red]",
-                ],
+                won + 0.5,
+                Bar(
+                    label=f"v{read}→✗ {what}",
+                    read_version=read,
+                    end_version=won,
+                    winners=(won,),
+                    level="conflict",
+                    outcome="fails",
+                ),
             )
         )
-    for _, row in sorted(rows, key=lambda r: r[0]):
-        table.add_row(*row)
-    console.print(table)
+    heading(console, "Timeline", f"{plural(len(races), 'race')}, read → commit")
+    if not bars:
+        return
+    shown = [b for _, b in sorted(bars, key=lambda vb: vb[0])]
+    console.print(TimelineChart(shown[:MAX_BARS]))
+    if len(shown) > MAX_BARS:
+        console.print(Text(f"… and {len(shown) - MAX_BARS} more (see --format json or html)"))
 
 
-def _commit_text(commits: Commits, version: int) -> str:
-    return _text(commit_summary(commits.get(version), version))
+def _label(span: str, operation: str, most: int = 28) -> str:
+    """``v1→v5 MERGE``; a long operation name ends at a word, marked ``…``, so the chart keeps
+    its bars at 80 columns (the findings below give the name whole)."""
+    label = f"{span} {operation}"
+    if len(label) <= most:
+        return label
+    cut = label[: most - 1].rsplit(" ", 1)[0]
+    return (cut if len(cut) > len(span) else label[: most - 1]) + "…"
 
 
 def _findings(doc: ExplainDocument, commits: Commits, console: Console) -> None:
-    paragraphs: list[str] = []
-    for c in doc.conflicts:
-        statement = c.loser.statement
-        lines = [
-            f"[bold red]{_text(c.exception)}[/bold red] ({c.code}, from {_text(c.source)}, "
-            f"confidence {c.confidence})" + (f": {_text(statement[:200])}" if statement else "")
-        ]
-        if c.winner_version is not None:
-            lines.append("  winner: " + _commit_text(commits, c.winner_version))
-        elif c.candidates:
-            lines.append(f"  winner: one of {_span(c.candidates)}")
-        lines.append(f"  why: {_text(c.reason)}")
-        paragraphs.append("\n".join(lines))
-    for r in doc.races:
-        if r.outcome == "commits" and not r.fragile_under:
-            continue
-        head = _commit_text(commits, r.version)
-        verdict = (
-            "committed"
-            if r.outcome == "commits"
-            else f"[red]the checker raises {_text(r.outcome)} ({r.code})[/red]"
-        )
-        lines = [f"[bold]{head}[/bold] — {verdict} under {_text(r.profile)}"]
-        for w in r.winners:
-            lines.append("  raced: " + _commit_text(commits, w))
-        if r.missing_winners:
-            lines.append(f"  raced: {missing_text(r.missing_winners)} from the retained log")
-        lines.append(
-            f"  reads: {_text(r.read_predicate or 'nothing')} ({_text(r.read_reason)}; "
-            f"confidence {r.confidence})"
-        )
-        lines.append(f"  why: {_text(r.reason)}")
-        if r.fragile_under:
-            fragile = "; ".join(
-                f"{f.change} → {f.outcome} against v{f.winner_version}" for f in r.fragile_under
-            )
-            lines.append(f"  [yellow]would fail under[/yellow]: {_text(fragile)}")
-        paragraphs.append("\n".join(lines))
-    if not paragraphs:
+    explanations = [explain_conflict(c, commits, doc.attempts) for c in doc.conflicts]
+    explanations += explain_races([r for r in doc.races if _level(r) != "ok"], commits)
+    quiet = [r for r in doc.races if _level(r) == "ok"]
+    if not explanations and not quiet:
         return
-    console.print("\n[bold]Findings[/bold]")
-    for text in paragraphs[:MAX_FINDINGS]:
-        console.print(text)
-    if len(paragraphs) > MAX_FINDINGS:
-        console.print(f"… and {len(paragraphs) - MAX_FINDINGS} more (see --format json or html)")
+    heading(console, "Findings")
+    for e in explanations[:MAX_FINDINGS]:
+        console.print(finding(e))
+    if len(explanations) > MAX_FINDINGS:
+        console.print(f"… and {len(explanations) - MAX_FINDINGS} more (see --format json or html)")
+    if quiet:
+        head = plural(len(quiet), "other race" if explanations else "race")
+        console.print(
+            Text(
+                f"✓ {head} committed safely, and no single change makes them fail:",
+                style=LEVEL_STYLES["ok"],
+            )
+        )
+        rows = [("•", phrase_text(safe_race_words(r, commits))) for r in quiet[:MAX_SAFE]]
+        console.print(labelled(rows, indent=2))
+        if len(quiet) > MAX_SAFE:
+            console.print(Text(f"  … and {len(quiet) - MAX_SAFE} more (see --format json)"))
+    if explanations:
+        console.print(Text(references(), style="dim"), overflow="fold")
 
 
 def _anomalies(anomalies: Sequence[Anomaly], console: Console) -> None:
     if not anomalies:
         return
-    table = Table(title=f"Anomalies ({len(anomalies)})", expand=False)
-    for col in ("code", "severity", "versions", "what"):
-        table.add_column(col)
+    heading(console, "Anomalies", "visible in the log alone")
+    rows = []
     for a in anomalies:
+        versions = ", ".join(f"v{v}" for v in a.versions[:6]) + ("…" if len(a.versions) > 6 else "")
         colour = {"error": "red", "warning": "yellow"}.get(a.severity, "")
-        severity = f"[{colour}]{a.severity}[/{colour}]" if colour else a.severity
-        table.add_row(a.code, severity, _span(a.versions), _text(a.reason))
-    console.print()
-    console.print(table)
+        body = Text(f"{a.severity} · {versions}: ", style=colour)
+        body.append(safe(a.reason), style="")
+        rows.append((a.code, body))
+    console.print(labelled(rows, indent=2))
 
 
 def _recommendations(report: ExplainDocument, console: Console) -> None:
-    recs: Sequence[Recommendation] = report.recommendations
+    recs = report.recommendations
     note = recommendations_note(report)
     if not recs:
         if report.recommendations_note:
-            console.print()
-            console.print(f"Recommendations: {_text(note)}")
+            heading(console, "Recommendations")
+            console.print(Text(safe(note)))
         return
-    table = Table(title=f"Recommendations ({len(recs)}), measured on this history", expand=False)
-    for col in ("#", "change", "seen avoided", "introduces", "confidence"):
-        table.add_column(col)
+    heading(console, "Recommendations", "measured on this history")
     for rank, r in enumerate(recs, start=1):
-        table.add_row(
-            str(rank),
-            _text(change_text(r.change)),
-            str(r.conflicts_avoided),
-            str(r.conflicts_introduced),
-            r.confidence,
+        title = Text(f"{rank}. ", style="bold")
+        title.append(safe(change_words(r.change)), style="bold")
+        console.print(title)
+        seen = (
+            f"avoids {plural(r.conflicts_avoided, 'seen conflict')}, "
+            f"makes {plural(r.fragile_races_avoided, 'fragile race')} safe, "
+            f"introduces {plural(r.conflicts_introduced, 'conflict')}; "
+            f"confidence {r.confidence}"
         )
-    console.print()
-    console.print(table)
-    for rank, r in enumerate(recs, start=1):
-        console.print(f"[bold]{rank}.[/bold] {_text(r.rationale)}")
-        console.print(f"   apply: {_text(r.apply) if r.apply else NO_APPLY_TEXT}")
+        rows = [("effect", Text(seen)), ("why", Text(safe(r.rationale)))]
+        apply = Text(safe(r.apply), style="cyan") if r.apply else Text(NO_APPLY_TEXT)
+        rows.append(("apply", apply))
+        console.print(labelled(rows, indent=3))
     if note:
-        console.print(_text(note))
-
-
-def _winners(race: Race) -> str:
-    """The winners still in the log, then the ranges of those missing from it."""
-    present = [_span(race.winners)] if race.winners else []
-    return "; ".join([*present, missing_text(race.missing_winners)]).strip("; ") or "-"
-
-
-def _span(versions: Sequence[int]) -> str:
-    if not versions:
-        return "-"
-    return f"v{versions[0]}" if len(versions) == 1 else f"v{versions[0]}..v{versions[-1]}"
+        console.print(Text(safe(note)))

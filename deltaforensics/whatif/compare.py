@@ -21,7 +21,14 @@ from dataclasses import replace
 from functools import cached_property
 from typing import Any
 
-from deltaforensics.conflicts.checker import COMMITS, Verdict, check, fragility
+from deltaforensics.conflicts.checker import (
+    COMMITS,
+    NO_ROW_LEVEL_CONCURRENCY,
+    WIDER_PREDICATE,
+    Verdict,
+    check,
+    fragility,
+)
 from deltaforensics.conflicts.rule import has_row_level_concurrency
 from deltaforensics.model.ids import Severity
 from deltaforensics.predicates.ir import TrueExpr
@@ -235,13 +242,13 @@ def _undoes(change: str, original: Transaction) -> bool:
     (that is the scenario's own change being undone, not fragility)."""
     if change.startswith("isolation="):
         return change.split("=", 1)[1] == original.isolation.value
-    if change == "wider-predicate":
+    if change == WIDER_PREDICATE:
         pred = original.read_predicate
         return (
             original.read_whole_table
             or isinstance(pred, TrueExpr)
             or (not original.partition_columns and not original.profile.stats_matching)
         )
-    if change == "no-row-level-concurrency":
+    if change == NO_ROW_LEVEL_CONCURRENCY:
         return not has_row_level_concurrency(original.profile, original)
     return False

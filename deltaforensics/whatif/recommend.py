@@ -18,6 +18,7 @@ from typing import Any
 
 from deltaforensics.conflicts.checker import COMMITS
 from deltaforensics.model.ids import IsolationLevel, Severity
+from deltaforensics.model.words import plural
 from deltaforensics.predicates.ir import column_refs
 from deltaforensics.profiles import parse_isolation
 from deltaforensics.transactions import Transaction
@@ -261,24 +262,24 @@ def rationale(
     seen = cmp.baseline["conflicts"]
     parts = [
         (
-            f"Seen: avoids {cmp.conflicts_avoided} of the {seen} conflict(s) seen (errors, "
+            f"Seen: avoids {cmp.conflicts_avoided} of the {plural(seen, 'conflict')} seen (errors, "
             "attempts, model-predicted races)"
-            + (f" and {fragile} fragile race(s)" if fragile > 0 else "")
+            + (f" and {plural(fragile, 'fragile race')}" if fragile > 0 else "")
             if seen
             else f"Seen: {'no measured conflict' if unmeasured else 'no conflict'} (errors, "
             "attempts, model-predicted races)"
-            + (f"; makes {fragile} fragile race(s) robust" if fragile > 0 else "")
+            + (f"; makes {plural(fragile, 'fragile race')} robust" if fragile > 0 else "")
         )
-        + (f" (but makes {-fragile} more race(s) fragile)" if fragile < 0 else "")
+        + (f" (but makes {plural(-fragile, 'more race')} fragile)" if fragile < 0 else "")
         + (
             f" but introduces {cmp.conflicts_introduced} (trade-off)"
             if cmp.conflicts_introduced
             else ", introduces none"
         )
-        + f", measured on {ev['races']} race(s), {ev['errors']} error(s) and "
-        f"{ev['attempts']} attempt(s)."
+        + f", measured on {plural(ev['races'], 'race')}, {plural(ev['errors'], 'error')} and "
+        f"{plural(ev['attempts'], 'attempt')}."
         + (
-            f" {unmeasured} conflict(s) seen in error texts are not measured: without the "
+            f" {plural(unmeasured, 'conflict')} seen in error texts are not measured: without the "
             "failed statement (give it with --attempt) what it read is not known."
             if unmeasured
             else ""
@@ -308,13 +309,13 @@ def hypothetical_text(h: dict[str, int]) -> str:
         flips.append(f"{h['introduced']} more would")
     if not flips:
         return (
-            f"Hypothetical: of {h['writer_pairs']} writer pair(s) that could conflict if they "
-            f"overlapped ({h['conflicting_before']} do today), the change flips none."
+            f"Hypothetical: of {plural(h['writer_pairs'], 'writer pair')} that could conflict if "
+            f"they overlapped ({h['conflicting_before']} do today), the change flips none."
         )
     return (
-        f"Hypothetical: of {h['writer_pairs']} writer pair(s) that could conflict if they "
-        f"overlapped ({h['conflicting_before']} do today), {' and '.join(flips)}; those "
-        f"writers really overlapped {h['overlapped']} time(s) in this history."
+        f"Hypothetical: of {plural(h['writer_pairs'], 'writer pair')} that could conflict if "
+        f"they overlapped ({h['conflicting_before']} do today), {' and '.join(flips)}; those "
+        f"writers really overlapped {plural(h['overlapped'], 'time')} in this history."
     )
 
 
@@ -323,7 +324,7 @@ def _mechanism(change: Change, facts: TableFacts) -> str:
         return (
             "Without a literal partition conjunct in ON, a MERGE reads the whole table and "
             "conflicts with commits in any other partition; with the partitions it actually "
-            "touched as literals it reads only those (semantics doc §E 9-11)."
+            "touched as literals it reads only those."
         )
     if isinstance(change, IsolationChange):
         text = (
@@ -360,8 +361,7 @@ def _mechanism(change: Change, facts: TableFacts) -> str:
     if isinstance(change, MarkBlindAppends):
         return (
             "delta-rs never records isBlindAppend, so its appends count as changed data and fail "
-            "concurrent Spark UPDATE/DELETE/MERGE even under WriteSerializable (§E 32). The "
-            "delta-rs append itself still reads every file and loses to a concurrent data-changing "
-            "delete (§E 33)."
+            "concurrent Spark UPDATE/DELETE/MERGE even under WriteSerializable. The delta-rs "
+            "append itself still reads every file and loses to a concurrent data-changing delete."
         )
     return ""

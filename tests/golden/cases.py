@@ -29,7 +29,7 @@ from deltaforensics.cli import main
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE_LOGS = REPO / "sample_logs"
 GOLDEN = Path(__file__).resolve().parent
-WIDTH = 100  # columns of the rendered terminal report
+WIDTHS = (80, 160)  # columns of the rendered terminal views: the narrowest supported, and wide
 UPDATE_COMMAND = "python scripts/update_golden.py"
 
 SAMPLES = sorted(p.name for p in SAMPLE_LOGS.iterdir() if (p / "_delta_log").is_dir())
@@ -55,6 +55,7 @@ class Case:
 
     path: str  # relative to tests/golden/
     argv: tuple[str, ...]
+    width: int | None = None  # a terminal of this many columns; None: stdout is a pipe
 
     @property
     def redacts(self) -> bool:
@@ -68,9 +69,19 @@ class Case:
     def is_json(self) -> bool:
         return self.path.endswith(".json")
 
+    @property
+    def is_human(self) -> bool:
+        """Whether the case is a human view (terminal or Markdown), not JSON."""
+        return not self.is_json
+
 
 def _table(sample: str) -> str:
     return str(SAMPLE_LOGS / sample)
+
+
+def _at_widths(path: str, argv: tuple[str, ...]) -> list[Case]:
+    """``argv`` at a terminal of each width in :data:`WIDTHS` (``<path>-80.txt`` …)."""
+    return [Case(path=f"{path}-{w}.txt", argv=argv, width=w) for w in WIDTHS]
 
 
 def _cases() -> list[Case]:
@@ -79,21 +90,33 @@ def _cases() -> list[Case]:
         table = _table(sample)
         cases += [
             Case(path=f"{sample}/explain.json", argv=("explain", table, "--format", "json")),
-            Case(path=f"{sample}/explain.txt", argv=("explain", table, "--format", "rich")),
+            Case(path=f"{sample}/explain.md", argv=("explain", table, "--format", "markdown")),
             Case(path=f"{sample}/history.json", argv=("history", table, "--format", "json")),
+            *_at_widths(f"{sample}/explain", ("explain", table)),
+            *_at_widths(f"{sample}/history", ("history", table)),
+            *_at_widths(f"{sample}/snapshot", ("snapshot", table)),
+            *_at_widths(f"{sample}/whatif", ("whatif", table, "--isolation", "Serializable")),
         ]
     for error, sample in sorted(ERROR_SAMPLES.items()):
         stem = Path(error).stem
         evidence = ("--error", str(SAMPLE_LOGS / "errors" / error))
-        for fmt, ext in (("json", "json"), ("rich", "txt")):
-            cases.append(
-                Case(
-                    path=f"{sample}/explain-error-{stem}.{ext}",
-                    argv=("explain", _table(sample), *evidence, "--format", fmt),
-                )
+        cases.append(
+            Case(
+                path=f"{sample}/explain-error-{stem}.json",
+                argv=("explain", _table(sample), *evidence, "--format", "json"),
             )
+        )
+        cases += _at_widths(
+            f"{sample}/explain-error-{stem}", ("explain", _table(sample), *evidence)
+        )
     walkthrough = _table("merge_without_partition_literal")
     cases += [
+        *_at_widths("rules/rules", ("rules",)),
+        *_at_widths("rules/rules-DC010", ("rules", "DC010")),
+        *_at_widths(
+            "merge_without_partition_literal/explain-attempts",
+            ("explain", walkthrough, *README_ATTEMPTS),
+        ),
         Case(
             path="merge_without_partition_literal/explain-attempts.json",
             argv=("explain", walkthrough, *README_ATTEMPTS, "--format", "json"),
@@ -123,10 +146,18 @@ CASES = _cases()
 
 
 @contextlib.contextmanager
-def _plain_terminal() -> Iterator[None]:
-    """A fixed-width terminal without colour for rich, whatever the caller's environment says."""
-    wanted = {"COLUMNS": str(WIDTH), "LINES": "50", "TERM": "dumb"}
-    dropped = ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "JUPYTER_COLUMNS")
+def _plain_terminal(width: int | None) -> Iterator[None]:
+    """A fixed-width terminal without colour for rich, whatever the caller's environment says;
+    with ``width`` stdout counts as a terminal (``TTY_COMPATIBLE=1``, as rich reads it), so the
+    commands draw their terminal views, else as a pipe."""
+    wanted = {"COLUMNS": str(width or WIDTHS[0]), "LINES": "50", "TERM": "dumb"}
+    if width is not None:
+        wanted["TTY_COMPATIBLE"] = "1"
+    dropped = tuple(
+        k
+        for k in ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "JUPYTER_COLUMNS")
+        if k not in wanted
+    )
     saved = {k: os.environ.get(k) for k in (*wanted, *dropped)}
     os.environ.update(wanted)
     for k in dropped:
@@ -152,12 +183,12 @@ def run(case: Case) -> str:
         root = Path(tmp).resolve()
         shutil.copytree(SAMPLE_LOGS, root / SAMPLE_LOGS.name)
         argv = tuple(a.replace(str(REPO), str(root)) for a in case.argv)
-        return _run(argv, root, as_json=case.is_json)
+        return _run(argv, root, as_json=case.is_json, width=case.width)
 
 
-def _run(argv: tuple[str, ...], root: Path, *, as_json: bool) -> str:
+def _run(argv: tuple[str, ...], root: Path, *, as_json: bool, width: int | None = None) -> str:
     out, err = io.StringIO(), io.StringIO()
-    with _plain_terminal(), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    with _plain_terminal(width), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = main(list(argv))
     if code != 0:
         raise AssertionError(f"deltaforensics {' '.join(argv)} exited {code}:\n{err.getvalue()}")

@@ -17,6 +17,7 @@ from tests.golden.cases import (
     SAMPLE_LOGS,
     SAMPLES,
     UPDATE_COMMAND,
+    WIDTHS,
     Case,
     run,
 )
@@ -51,8 +52,11 @@ def test_output_matches_the_golden_file(case: Case) -> None:
 def test_every_sample_log_has_golden_reports() -> None:
     pinned = {c.path for c in CASES}
     for sample in SAMPLES:
-        for name in ("explain.json", "explain.txt", "history.json"):
+        for name in ("explain.json", "explain.md", "history.json"):
             assert f"{sample}/{name}" in pinned
+        for command in ("explain", "history", "snapshot", "whatif"):
+            for width in WIDTHS:
+                assert f"{sample}/{command}-{width}.txt" in pinned
 
 
 def test_every_error_sample_is_pinned_with_its_table() -> None:
@@ -66,7 +70,7 @@ def test_no_golden_file_is_left_without_a_case() -> None:
     on_disk = {
         p.relative_to(GOLDEN).as_posix()
         for p in GOLDEN.rglob("*")
-        if p.is_file() and p.suffix in (".json", ".txt")
+        if p.is_file() and p.suffix in (".json", ".txt", ".md") and p.name != "README.md"
     }
     assert on_disk - pinned == set(), f"stale golden files; run {UPDATE_COMMAND}"
 

@@ -61,6 +61,7 @@ RULE = Rule(
     delta_check=Check.PROTOCOL_CHANGED,
     name="protocol-changed",
     exception="ProtocolChangedException",
+    error_class="DELTA_PROTOCOL_CHANGED",
     check=check,
     doc=__doc__ or "",
     suggests=("schedule",),

@@ -84,6 +84,7 @@ RULE = Rule(
     delta_check=Check.METADATA_CHANGED,
     name="metadata-changed",
     exception="MetadataChangedException",
+    error_class="DELTA_METADATA_CHANGED",
     check=check,
     doc=__doc__ or "",
     suggests=("schedule",),

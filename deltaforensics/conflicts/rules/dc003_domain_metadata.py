@@ -39,6 +39,7 @@ RULE = Rule(
     delta_check=Check.DOMAIN_METADATA,
     name="domain-metadata-conflict",
     exception="ConcurrentTransactionException",
+    error_class="DELTA_CONCURRENT_TRANSACTION",
     check=check,
     doc=__doc__ or "",
     suggests=("schedule",),

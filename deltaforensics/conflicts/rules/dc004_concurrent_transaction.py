@@ -40,6 +40,7 @@ RULE = Rule(
     delta_check=Check.CONCURRENT_TRANSACTION,
     name="concurrent-transaction",
     exception="ConcurrentTransactionException",
+    error_class="DELTA_CONCURRENT_TRANSACTION",
     check=check,
     doc=__doc__ or "",
     suggests=("schedule",),

@@ -38,6 +38,7 @@ RULE = Rule(
     delta_check=Check.CONCURRENT_WRITE,
     name="concurrent-write",
     exception="ConcurrentWriteException",
+    error_class="DELTA_CONCURRENT_WRITE",
     check=check,
     doc=__doc__ or "",
     suggests=("schedule",),

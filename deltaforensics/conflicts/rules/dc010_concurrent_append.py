@@ -40,6 +40,7 @@ from deltaforensics.conflicts.rule import Finding, Rule, RuleContext, hint, part
 from deltaforensics.conflicts.rules._shared import databricks_tolerates
 from deltaforensics.model.ids import IsolationLevel
 from deltaforensics.model.schemas import PARTITION_VALUES
+from deltaforensics.model.words import plural
 from deltaforensics.profiles import Check
 
 
@@ -90,7 +91,7 @@ def check(ctx: RuleContext) -> Finding | None:
     return Finding(
         code="DC010",
         exception="ConcurrentAppendException",
-        reason=f"v{w.version} ({w.operation}) added {hits.height} file(s) to {where} that this "
+        reason=f"v{w.version} ({w.operation}) added {plural(hits.height, 'file')} to {where} that this "
         f"transaction read under {iso.value}{blind_note}",
         files=paths(hits),
         partitions=parts,
@@ -102,6 +103,8 @@ RULE = Rule(
     delta_check=Check.CONCURRENT_APPEND,
     name="concurrent-append",
     exception="ConcurrentAppendException",
+    error_class="DELTA_CONCURRENT_APPEND",
+    partition_hint=True,
     check=check,
     doc=__doc__ or "",
     suggests=("partition-by", "isolation", "explicit-merge-predicates"),

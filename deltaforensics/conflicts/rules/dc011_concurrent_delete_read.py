@@ -32,6 +32,7 @@ from deltaforensics.conflicts.rules._shared import (
     compared_removes,
     removed_again,
 )
+from deltaforensics.model.words import plural
 from deltaforensics.profiles import Check
 
 
@@ -48,7 +49,7 @@ def check(ctx: RuleContext) -> Finding | None:
         return Finding(
             code="DC011",
             exception="ConcurrentDeleteReadException",
-            reason=f"v{w.version} ({w.operation}) removed {removes.height} file(s) (for example "
+            reason=f"v{w.version} ({w.operation}) removed {plural(removes.height, 'file')} (for example "
             f"{removes['path'][0]}) and this transaction read the whole table",
             files=paths(removes),
         )
@@ -65,7 +66,7 @@ def check(ctx: RuleContext) -> Finding | None:
     return Finding(
         code="DC011",
         exception="ConcurrentDeleteReadException",
-        reason=f"v{w.version} ({w.operation}) removed {hits.files.height} file(s) this transaction "
+        reason=f"v{w.version} ({w.operation}) removed {plural(hits.files.height, 'file')} this transaction "
         f"read (for example {hits.example})",
         files=paths(hits.files),
         partitions=hits.partitions,
@@ -77,6 +78,8 @@ RULE = Rule(
     delta_check=Check.CONCURRENT_DELETE_READ,
     name="concurrent-delete-read",
     exception="ConcurrentDeleteReadException",
+    error_class="DELTA_CONCURRENT_DELETE_READ",
+    partition_hint=True,
     check=check,
     doc=__doc__ or "",
     suggests=("partition-by", "explicit-merge-predicates", "schedule"),

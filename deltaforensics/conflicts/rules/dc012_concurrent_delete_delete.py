@@ -36,6 +36,7 @@ from deltaforensics.conflicts.rules._shared import (
     compared_removes,
     removed_again,
 )
+from deltaforensics.model.words import plural
 from deltaforensics.profiles import Check
 
 
@@ -55,7 +56,7 @@ def check(ctx: RuleContext) -> Finding | None:
         code="DC012",
         exception="ConcurrentDeleteDeleteException",
         reason=f"v{w.version} ({w.operation}) and this transaction both removed "
-        f"{hits.files.height} file(s) (for example {hits.example})",
+        f"{plural(hits.files.height, 'file')} (for example {hits.example})",
         files=paths(hits.files),
         partitions=hits.partitions,
     )
@@ -65,6 +66,8 @@ RULE = Rule(
     delta_check=Check.CONCURRENT_DELETE_DELETE,
     name="concurrent-delete-delete",
     exception="ConcurrentDeleteDeleteException",
+    error_class="DELTA_CONCURRENT_DELETE_DELETE",
+    partition_hint=True,
     check=check,
     doc=__doc__ or "",
     suggests=("schedule",),

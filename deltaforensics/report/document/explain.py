@@ -20,6 +20,7 @@ from deltaforensics.evidence.winners import ErrorConflict
 from deltaforensics.model.anomaly_codes import COMMIT_GAP
 from deltaforensics.model.diagnostics import Diagnostic
 from deltaforensics.model.gaps import Range
+from deltaforensics.model.words import plural
 from deltaforensics.report.document.entry import FORMAT_VERSION, Entry
 from deltaforensics.transactions import Transaction
 from deltaforensics.whatif.transform import touched_partitions
@@ -344,7 +345,7 @@ def no_race_reason(doc: ExplainDocument) -> str:
     seen = (
         f"no commit was analysed (the log is read from the checkpoint at version {t.first_version})"
         if t.num_commits == 0
-        else f"each of the {t.num_commits} commit(s) analysed read the version just before it"
+        else f"each of the {plural(t.num_commits, 'commit')} analysed read the version just before it"
     )
     return f"{seen}; commits missing from the log ({COMMIT_GAP.code}) cannot be judged"
 

@@ -1,0 +1,488 @@
+"""A finding in words: the one place the explain report becomes sentences.
+
+Rich, Markdown and (through :func:`explain_race` / :func:`explain_conflict`) HTML format the
+phrases built here; none of them words a finding itself. A phrase is a sequence of plain text
+and :class:`Code` pieces (a predicate, a file, a statement), so that each format escapes and
+styles the pieces the log wrote without this module knowing any format's escaping.
+
+The words are Delta's and Databricks': the exception with its error class beside our rule code
+(``ConcurrentAppendException (DELTA_CONCURRENT_APPEND · DC010)``), the winner named by writer,
+operation, time and partitions, and the checker's perturbations as what-ifs ("had the table been
+Serializable"). The JSON keeps the machine names (``fragile_under[].change``); every one of them
+has its words here (:data:`PERTURBATION_WORDS`, checked against the checker's catalogue).
+
+Error classes: Delta's ``delta-error-classes.json`` (3.2 and on; sub-classes from 4.1) and
+Databricks' "Isolation levels and write conflicts" page; the rules reference is docs/rules.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from itertools import groupby, pairwise
+from typing import Any
+
+from deltaforensics.conflicts.checker import (
+    NO_ROW_LEVEL_CONCURRENCY,
+    TO_SERIALIZABLE,
+    TO_WRITE_SERIALIZABLE,
+    WIDER_PREDICATE,
+    WINNER_NOT_BLIND,
+)
+from deltaforensics.conflicts.registry import RULES
+from deltaforensics.model.words import plural
+from deltaforensics.predicates.partition import NOT_TARGET_ONLY, UNPARTITIONED
+from deltaforensics.report.document.explain import Attempt, Commit, Conflict, Partition, Race
+from deltaforensics.report.plain import missing_text
+from deltaforensics.statements import parse_statement
+from deltaforensics.whatif.scenario import (
+    DeletionVectors,
+    ExplicitMergePredicates,
+    IsolationChange,
+    Liquid,
+    PartitionBy,
+    SeparateSchedules,
+    change_from_dict,
+)
+
+RULES_DOC = "docs/rules.md"
+CONCURRENCY_DOC = "https://docs.databricks.com/en/optimizations/isolation-level.html"
+DELTA_DOC = "https://docs.delta.io/latest/concurrency-control.html"
+_RULES_BY_CODE = {r.code: r for r in RULES}
+
+
+@dataclass(frozen=True, slots=True)
+class Code:
+    """Text the log or the user wrote (a predicate, a statement): shown as code."""
+
+    text: str
+
+
+Piece = str | Code
+Phrase = tuple[Piece, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Explanation:
+    """One finding: a headline sentence and labelled detail sentences under it.
+
+    ``level`` is ``"conflict"`` (it failed, or the model says it fails), ``"fragile"`` (it
+    committed, one change away from failing) or ``"ok"``."""
+
+    version: int | None
+    level: str
+    headline: Phrase
+    details: tuple[tuple[str, Phrase], ...]
+
+
+def plain(phrase: Phrase) -> str:
+    """A phrase as plain text, code in backticks (tests, logs, a notebook's repr)."""
+    return "".join(p if isinstance(p, str) else f"`{p.text}`" for p in phrase)
+
+
+def error_class(code: str | None, partitions: Sequence[Partition] | None = None) -> str | None:
+    """The Databricks error class of a rule; with ``partitions`` known (an error's or an
+    attempt's), the sub-class the message carries on Databricks and Delta >= 4.1."""
+    rule = _RULES_BY_CODE.get(code or "")
+    if rule is None:
+        return None
+    if not rule.partition_hint or partitions is None:
+        return rule.error_class
+    return rule.error_class + (".WITH_PARTITION_HINT" if partitions else ".WITHOUT_HINT")
+
+
+def failure_words(
+    exception: str, code: str | None, partitions: Sequence[Partition] | None = None
+) -> str:
+    """``ConcurrentAppendException (DELTA_CONCURRENT_APPEND · DC010)``: the exception, its error
+    class and our rule code side by side (docs/rules.md documents the code)."""
+    cls = error_class(code, partitions) or next(
+        (r.error_class for r in RULES if r.exception == exception), None
+    )
+    tags = " · ".join(t for t in (cls, code) if t)
+    return f"{exception} ({tags})" if tags else exception
+
+
+def when(timestamp: int | None, *, date: bool = True) -> str:
+    if timestamp is None:
+        return "at an unknown time"
+    moment = datetime.fromtimestamp(timestamp / 1000, UTC)
+    clock = moment.strftime("%H:%M:%S" if moment.second else "%H:%M")
+    return f"{moment:%Y-%m-%d} {clock} UTC" if date else f"{clock} UTC"
+
+
+def who(commit: Commit) -> str:
+    """The writer without its cluster: ``job orders_ingest``, ``notebook 1524…``."""
+    return commit.writer.split(", cluster ")[0] or commit.engine or "an unknown writer"
+
+
+def partitions_words(commit: Commit) -> str:
+    """``date=2024-03-04`` or ``date=2024-03-03, date=2024-03-04 and 3 more``."""
+    shown = [",".join(f"{k}={v}" for k, v in p.items()) for p in commit.partitions[:3]]
+    more = len(commit.partitions) - len(shown) + commit.more_partitions
+    return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
+
+
+def commit_words(commit: Commit | None, version: int) -> str:
+    """``v3, a WRITE by job orders_ingest at 2024-03-04 06:12 UTC into date=2024-03-04``."""
+    if commit is None:
+        return f"v{version} (no longer in the log)"
+    where = partitions_words(commit)
+    into = f" {_preposition(commit)} {where}" if where else ""
+    return f"v{version}, {_article(commit.operation)} {commit.operation} by {who(commit)} " + (
+        f"at {when(commit.timestamp)}{into}"
+    )
+
+
+def _preposition(commit: Commit) -> str:
+    return "into" if commit.num_removed_files == 0 else "in"
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1].upper() in "AEIOU" else "a"
+
+
+def winners_words(versions: Sequence[int], commits: Mapping[int | None, Commit]) -> str:
+    """The winners grouped by writer and operation: ``v2–v4, 3 WRITEs by job orders_ingest
+    06:08–06:16 UTC into date=2024-03-04``; a lone winner as :func:`commit_words`."""
+    groups: list[str] = []
+    known = [(v, commits.get(v)) for v in versions]
+    for _, run in groupby(known, key=lambda vc: _group_key(vc[1])):
+        items = list(run)
+        first_v, first = items[0]
+        if len(items) == 1 or first is None:
+            groups.extend(commit_words(c, v) for v, c in items)
+            continue
+        last_v, last = items[-1]
+        assert last is not None
+        spread = _time_range(first.timestamp, last.timestamp)
+        parts = sorted({partitions_words(c) for _, c in items if c is not None} - {""})
+        where = f" into {'; '.join(parts)}" if parts else ""
+        span = (
+            f"v{first_v}–v{last_v}"
+            if _consecutive([v for v, _ in items])
+            else (", ".join(f"v{v}" for v, _ in items))
+        )
+        groups.append(f"{span}, {len(items)} {first.operation}s by {who(first)} {spread}{where}")
+    return "; ".join(groups)
+
+
+def _group_key(commit: Commit | None) -> Any:
+    return None if commit is None else (commit.operation, who(commit))
+
+
+def _consecutive(versions: Sequence[int]) -> bool:
+    return all(b == a + 1 for a, b in pairwise(versions))
+
+
+def _time_range(first: int | None, last: int | None) -> str:
+    if first is None or last is None:
+        return "at unknown times"
+    start, end = when(first), when(last, date=False)
+    return f"{start.removesuffix(' UTC')}–{end}"
+
+
+def reads_words(
+    operation: str, read_predicate: str | None, read_reason: str, condition: str | None = None
+) -> Phrase:
+    """What the transaction read, and why that much, as Delta's checker counts it.
+
+    ``condition``: the statement's own condition as the user wrote it (an attempt), shown
+    instead of the conjuncts as the commit records them (Spark's resolved form drops aliases)."""
+    if read_predicate is None:
+        blind = read_reason.startswith("blind append")
+        return ("it read nothing (a blind append)" if blind else "it read nothing",)
+    reasons = [r for r in read_reason.split("; ") if r]
+    if read_predicate != "TRUE":
+        return ("it read only ", Code(read_predicate))
+    joins = [
+        r.removesuffix(f" {NOT_TARGET_ONLY}").strip("`")
+        for r in reasons
+        if r.endswith(NOT_TARGET_ONLY)
+    ]
+    others = [
+        "the table is unpartitioned, so every file counts as read" if r == UNPARTITIONED else r
+        for r in reasons
+        if not r.endswith(NOT_TARGET_ONLY)
+    ]
+    out: list[Piece] = ["it read the whole table"]
+    if joins:
+        out += [f": its {operation} condition ", Code(condition or " AND ".join(joins))]
+        out.append(" only joins target to source, with no literal on a partition column")
+    if others:
+        out += ["; " if joins else ": ", "; ".join(others)]
+    return tuple(out)
+
+
+def _perturbation(change: str, race: Race) -> str:
+    words = PERTURBATION_WORDS.get(change)
+    return words(race) if words is not None else change
+
+
+def _winner_not_blind(race: Race) -> str:
+    return "had its winners not been recorded as blind appends (isBlindAppend=false)"
+
+
+def _wider(race: Race) -> str:
+    return f"had its {race.operation} condition lacked its partition literal (a whole-table read)"
+
+
+PERTURBATION_WORDS: Mapping[str, Callable[[Race], str]] = {
+    TO_SERIALIZABLE: lambda race: "had the table been Serializable",
+    TO_WRITE_SERIALIZABLE: lambda race: "had the table been WriteSerializable",
+    WINNER_NOT_BLIND: _winner_not_blind,
+    WIDER_PREDICATE: _wider,
+    NO_ROW_LEVEL_CONCURRENCY: lambda race: (
+        "without row-level concurrency (deletion vectors off, or a runtime before DBR 14.2)"
+    ),
+}
+
+
+def fragility_words(race: Race, *, name_winner: bool = True) -> str:
+    """``Had the table been Serializable, it would have failed with … against v2.``: one
+    sentence per outcome, the changes that lead to it joined with "or"; without
+    ``name_winner`` (a group of races) "against the winner" stands for the version."""
+    by_outcome: dict[tuple[str, int | None], list[str]] = {}
+    for f in race.fragile_under:
+        by_outcome.setdefault((f.outcome, f.winner_version), []).append(
+            _perturbation(f.change, race)
+        )
+    sentences = []
+    for (outcome, winner), whats in by_outcome.items():
+        against = (
+            (f" against v{winner}" if name_winner else " against its first winner")
+            if winner is not None
+            else ""
+        )
+        what = ", or ".join(whats)
+        sentences.append(
+            f"{what[:1].upper()}{what[1:]}, it would have failed with "
+            f"{failure_words(outcome, rule_code(outcome))}{against}."
+        )
+    return " ".join(sentences)
+
+
+def rule_code(exception: str) -> str | None:
+    """The rule code of an exception a perturbation raised, when only one rule raises it."""
+    codes = [r.code for r in RULES if r.exception == exception]
+    return codes[0] if len(codes) == 1 else None
+
+
+def _why_committed(race: Race) -> str:
+    changes = {f.change for f in race.fragile_under}
+    iso = race.isolation_level.value
+    if race.read_predicate is None:
+        return "a transaction that read nothing cannot conflict with what others wrote."
+    reasons = []
+    if changes & {TO_SERIALIZABLE, WINNER_NOT_BLIND}:
+        reasons.append(
+            f"under {iso} blind appends among the winners do not count against what it read "
+            "(Delta's WriteSerializable rule)"
+        )
+    if WIDER_PREDICATE in changes:
+        reasons.append(
+            ("the other winners" if reasons else "none of the winners")
+            + (" changed no file" if reasons else " changed files")
+            + " in the partitions it read"
+        )
+    if NO_ROW_LEVEL_CONCURRENCY in changes:
+        reasons.append("row-level concurrency found no row both wrote")
+    if not reasons:
+        return "none of the winners changed what it read."
+    return ", and ".join(reasons) + "."
+
+
+def references() -> str:
+    """Where to read more: our page per rule code, Delta's and Databricks' public pages."""
+    return (
+        f"More: {RULES_DOC} (or deltaforensics rules CODE); Delta: {DELTA_DOC}; "
+        f"Databricks: {CONCURRENCY_DOC}"
+    )
+
+
+def explain_race(race: Race, commits: Mapping[int | None, Commit]) -> Explanation:
+    """A race in words: who raced whom, what it read, why it committed (or would fail), and
+    which single change would have made it fail."""
+    own = commits.get(race.version)
+    who_ = f" by {who(own)}" if own is not None else ""
+    at = f" at {when(own.timestamp)}" if own is not None else ""
+    failed = race.outcome != "commits"
+    verdict = (
+        f"yet Delta's checker would raise {failure_words(race.outcome, race.code)}"
+        if failed
+        else "and committed"
+    )
+    count = len(race.winners) + sum(hi - lo + 1 for lo, hi in race.missing_winners)
+    headline: Phrase = (
+        f"v{race.version} {race.operation}{who_}{at} read v{race.read_version}, was overtaken "
+        f"by {plural(count, 'commit')} {verdict}.",
+    )
+    details: list[tuple[str, Phrase]] = []
+    if race.winners:
+        details.append(("winners", (winners_words(race.winners, commits),)))
+    if race.missing_winners:
+        gone = missing_text(race.missing_winners)
+        details.append(("missing", (f"{gone} from the retained log: not judged",)))
+    details.append(("read", reads_words(race.operation, race.read_predicate, race.read_reason)))
+    if failed:
+        details.append(("why", (race.reason,)))
+    else:
+        details.append(("why", (f"it committed because {_why_committed(race)}",)))
+    if race.fragile_under:
+        details.append(("at risk", (fragility_words(race),)))
+    level = "conflict" if failed else ("fragile" if race.fragile_under else "ok")
+    return Explanation(version=race.version, level=level, headline=headline, details=tuple(details))
+
+
+def explain_races(races: Sequence[Race], commits: Mapping[int | None, Commit]) -> list[Explanation]:
+    """Each race in words, races that tell the same story (same writer and operation, same
+    read, same reason, same risk, same kind of winners) folded into one finding that lists
+    each race on its own line: a job that raced the same way five times is one finding."""
+    groups: dict[tuple[Any, ...], list[Race]] = {}
+    for r in races:
+        groups.setdefault(_story(r, commits), []).append(r)
+    out = []
+    for members in groups.values():
+        out.append(
+            explain_race(members[0], commits)
+            if len(members) == 1
+            else _explain_group(members, commits)
+        )
+    return out
+
+
+def _story(race: Race, commits: Mapping[int | None, Commit]) -> tuple[Any, ...]:
+    own = commits.get(race.version)
+    winners = frozenset(_group_key(commits.get(w)) for w in race.winners)
+    risk = tuple(sorted({(f.change, f.outcome) for f in race.fragile_under}))
+    reads = plain(reads_words(race.operation, race.read_predicate, race.read_reason))
+    reason = race.reason if race.outcome != "commits" else _why_committed(race)
+    own_key = _group_key(own) if own is not None else race.version
+    return (race.outcome, own_key, reads, reason, risk, winners, bool(race.missing_winners))
+
+
+def _explain_group(races: Sequence[Race], commits: Mapping[int | None, Commit]) -> Explanation:
+    first = races[0]
+    own = commits.get(first.version)
+    by = f" by {who(own)}" if own is not None else ""
+    versions = ", ".join(f"v{r.version}" for r in races)
+    failed = first.outcome != "commits"
+    verdict = (
+        f"and Delta's checker would raise {failure_words(first.outcome, first.code)} for each"
+        if failed
+        else "and each committed"
+    )
+    headline: Phrase = (
+        f"{len(races)} {first.operation}s{by} ({versions}) were each overtaken by commits they "
+        f"had not read, {verdict}.",
+    )
+    details: list[tuple[str, Phrase]] = []
+    for r in races:
+        mine = commits.get(r.version)
+        at = f" at {when(mine.timestamp)}" if mine is not None else ""
+        over = winners_words(r.winners, commits) if r.winners else "commits no longer in the log"
+        details.append((f"v{r.version}", (f"read v{r.read_version}{at}, overtaken by {over}",)))
+    details.append(("read", reads_words(first.operation, first.read_predicate, first.read_reason)))
+    why = first.reason if failed else f"each committed because {_why_committed(first)}"
+    details.append(("why", (why,)))
+    if first.fragile_under:
+        details.append(("at risk", (fragility_words(first, name_winner=False),)))
+    level = "conflict" if failed else ("fragile" if first.fragile_under else "ok")
+    return Explanation(
+        version=first.version, level=level, headline=headline, details=tuple(details)
+    )
+
+
+def safe_race_words(race: Race, commits: Mapping[int | None, Commit]) -> Phrase:
+    """A race that committed with nothing at risk, in one line that still names its winners:
+    ``v26 WRITE by job orders_ingest read v24, overtaken by v25, a MERGE by …; it read nothing
+    (a blind append)``."""
+    own = commits.get(race.version)
+    by = f" by {who(own)}" if own is not None else ""
+    over = winners_words(race.winners, commits) if race.winners else "commits no longer in the log"
+    reads = reads_words(race.operation, race.read_predicate, race.read_reason)
+    return (
+        f"v{race.version} {race.operation}{by} read v{race.read_version}, overtaken by {over}; ",
+        *reads,
+    )
+
+
+def statement_condition(statement: str) -> str | None:
+    """The MERGE ON condition of an attempted statement as written, aliases and all."""
+    try:
+        return parse_statement(statement).merge_on
+    except ValueError:
+        return None
+
+
+def explain_conflict(
+    conflict: Conflict,
+    commits: Mapping[int | None, Commit],
+    attempts: Sequence[Attempt] = (),
+) -> Explanation:
+    """A failure from an error text or predicted for an attempted statement, in words;
+    ``attempts`` give an attempted statement's read."""
+    c = conflict
+    loser = c.loser
+    attempt = next(
+        (a for a in attempts if loser.statement and a.statement == loser.statement), None
+    )
+    if attempt is not None:
+        subject: Phrase = (f"Your {attempt.operation}",)
+    elif loser.statement:
+        subject = ("Your statement",)
+    elif loser.version is not None:
+        subject = (f"v{loser.version}",)
+    else:
+        subject = ("The failed job",)
+    read = f" (read v{loser.read_version})" if loser.read_version is not None else ""
+    verb = "fails" if c.source == "attempt" else "failed"
+    headline: Phrase = (
+        *subject,
+        f"{read} {verb} with {failure_words(c.exception, c.code, c.partitions)}.",
+    )
+    details: list[tuple[str, Phrase]] = []
+    if loser.statement:
+        details.append(("statement", (Code(loser.statement),)))
+    if c.winner_version is not None:
+        details.append(("winner", (commit_words(commits.get(c.winner_version), c.winner_version),)))
+    elif c.candidates:
+        details.append(("winner", (f"one of {winners_words(c.candidates, commits)}",)))
+    if attempt is not None:
+        condition = statement_condition(attempt.statement)
+        details.append(
+            (
+                "read",
+                reads_words(
+                    attempt.operation, attempt.read_predicate, attempt.read_reason, condition
+                ),
+            )
+        )
+    details.append(("why", (c.reason,)))
+    source = "the error text" if c.source == "error" else "the simulated statement"
+    details.append(("evidence", (f"from {source}, confidence {c.confidence}",)))
+    return Explanation(
+        version=c.winner_version, level="conflict", headline=headline, details=tuple(details)
+    )
+
+
+def change_words(change: Mapping[str, Any]) -> str:
+    """A recommended or what-if change as an imperative: ``cluster by (date)``."""
+    try:
+        c = change_from_dict(change)
+    except (ValueError, KeyError):
+        return str(change.get("kind"))
+    if isinstance(c, PartitionBy):
+        return f"partition by ({', '.join(c.columns)})"
+    if isinstance(c, Liquid):
+        return f"cluster by ({', '.join(c.columns)}) with liquid clustering"
+    if isinstance(c, IsolationChange):
+        return f"set delta.isolationLevel = {c.level}"
+    if isinstance(c, DeletionVectors):
+        return "enable deletion vectors"
+    if isinstance(c, ExplicitMergePredicates):
+        return f"add partition literals to {' and '.join(c.operations)} conditions"
+    if isinstance(c, SeparateSchedules):
+        return f"run {c.writer_a} and {c.writer_b} at different times"
+    return f"record the appends of {c.writer} as blind appends"
