@@ -86,7 +86,13 @@ _JSON_VALUES = st.recursive(
 @settings(max_examples=500, deadline=None)
 @given(_JSON_VALUES)
 def test_any_dumped_value_decodes_as_json_does(value: Any) -> None:
-    for text in (json.dumps(value), json.dumps(value, ensure_ascii=False)):
+    texts = (
+        json.dumps(value),
+        json.dumps(value, ensure_ascii=False),
+        json.dumps(value, separators=(",", ":")),  # as Delta writes its log
+        json.dumps(value, indent=1),  # numbers after a line break
+    )
+    for text in texts:
         assert _outcome(loads, text) == _outcome(json.loads, text)
 
 

@@ -52,7 +52,13 @@ class PolarsEngine:
             return pending.result(), commits
 
     def _read_commits(self, segment: LogSegment) -> tuple[pl.DataFrame, list[Blob]]:
-        return read_commit_chunks(self._joined_chunks(segment.commits))
+        return read_commit_chunks(
+            self._joined_chunks(segment.commits), lambda: self._every_file(segment.commits)
+        )
+
+    def _every_file(self, commits: Sequence[tuple[int, str]]) -> list[Blob]:
+        got = self.store.read_many([name for _, name in commits])
+        return [(v, name, got[name]) for v, name in commits]
 
     def _joined_chunks(self, commits: Sequence[tuple[int, str]]) -> Iterator[JoinedCommits]:
         """Read and joined here, on the calling thread: the worker that parses them then

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from deltaforensics.log.assembly import unknown_action_versions
 from deltaforensics.log.commit_lines import Blob, read_exactly
 from deltaforensics.log.duplicate_keys import (
     files_with_possible_duplicate_keys,
@@ -90,24 +91,67 @@ def _read_plain(blobs: Sequence[Blob]) -> pl.DataFrame | None:
 
 def read_commits(blobs: Sequence[Blob]) -> pl.DataFrame:
     """Parse ``(version, name, bytes)`` commit files into a raw frame (``RAW_ACTION_SCHEMA``)."""
-    return _combine(list(blobs), [_parse_clean(join_commits(blobs))])
+    joined = join_commits(blobs)
+    return _chunk_frame(joined.blobs, _parse_clean(joined))
 
 
-def read_commit_chunks(chunks: Iterable[JoinedCommits]) -> tuple[pl.DataFrame, list[Blob]]:
+def read_commit_chunks(
+    chunks: Iterable[JoinedCommits], every_file: Callable[[], Sequence[Blob]]
+) -> tuple[pl.DataFrame, list[Blob]]:
     """:func:`read_commits` over chunks that arrive one by one: each chunk is checked and parsed
     on a worker thread (numpy and polars, the GIL released) while the caller's iterator reads
-    the next one, so reading the files overlaps parsing them. Also returns every file's blob."""
-    blobs: list[Blob] = []
+    the next one, so reading the files overlaps parsing them. Also returns the files whose lines
+    the assembly keeps verbatim (those with an action Delta does not define).
+
+    A clean chunk is finished (its odd files read exactly) as soon as its parse is back, and
+    its bytes are let go then: holding every file to the end cost the whole log's size in
+    memory (4 GB at 1,000,000 commits, issue #23). A chunk the fast path declines sends the
+    whole log the general way, as one read of everything would (polars re-serialises some
+    values differently by what else is in the buffer), with ``every_file`` reading it again:
+    only logs with BOMs, blank lines or stray text pay for that second read."""
+    frames: list[pl.DataFrame] = []
+    kept: list[Blob] = []
+
+    rows = 0
+
+    def finish(blobs: Sequence[Blob], parsed: _Clean | None) -> bool:
+        nonlocal rows
+        if parsed is None:
+            return False
+        rows += parsed.total
+        frame = _patch_exact(parsed.raw, parsed.exact, blobs)
+        unknown = set(unknown_action_versions(frame))
+        kept.extend(b for b in blobs if b[0] in unknown)
+        frames.append(frame)
+        return True
+
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="commit-parse") as pool:
-        pending: list[tuple[int, Future[_Clean | None]]] = []
+        pending: tuple[Sequence[Blob], Future[_Clean | None]] | None = None
+        clean = True
         for chunk in chunks:
-            pending.append((len(blobs), pool.submit(_parse_clean, chunk)))
-            blobs.extend(chunk.blobs)
-        parts = [(offset, future.result()) for offset, future in pending]
-    clean = [(offset, part) for offset, part in parts if part is not None]
-    if len(clean) < len(parts):
+            ahead = (chunk.blobs, pool.submit(_parse_clean, chunk))
+            del chunk  # the worker holds the joined buffer only while it parses it
+            if pending is not None and not finish(pending[0], pending[1].result()):
+                clean = False
+                break
+            pending = ahead
+        if clean and pending is not None:
+            clean = finish(pending[0], pending[1].result())
+    if not clean or not rows:
+        del frames[:], kept[:]
+        blobs = list(every_file())
         return _read_in_general(blobs), blobs
-    return _combine(blobs, [p.moved(offset) for offset, p in clean]), blobs
+    # one chunk per column: normalising a 13-chunk frame of 600k rows took 1.5 CPU s, 0.5 after
+    # this 0.15 s copy
+    return pl.concat(frames, how="vertical", rechunk=True), kept
+
+
+def _chunk_frame(blobs: Sequence[Blob], parsed: _Clean | None) -> pl.DataFrame:
+    """One chunk's frame as :func:`_read_in_general` gives it: its fast rows, then its files
+    for the exact path read so; a chunk the fast path declined is read the general way."""
+    if parsed is None or not parsed.total:
+        return _read_in_general(blobs)
+    return _patch_exact(parsed.raw, parsed.exact, blobs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,9 +206,6 @@ class _Clean:
     raw: pl.DataFrame
     exact: list[int]  # files (indices into the chunk) for the exact path
     total: int  # rows parsed
-
-    def moved(self, offset: int) -> _Clean:
-        return _Clean(self.raw, [i + offset for i in self.exact], self.total)
 
 
 def _parse_clean(joined: JoinedCommits) -> _Clean | None:
@@ -251,18 +292,6 @@ def _without(
         at = int(stops[i])
     pieces.append(view[at:])
     return b"".join(pieces)
-
-
-def _combine(blobs: list[Blob], parts: list[_Clean | None]) -> pl.DataFrame:
-    """Clean chunks -> the frame :func:`_read_in_general` gives for all of them: the same rows
-    as one parse of the joined fast files, then the exact path for the escaped files."""
-    clean = [p for p in parts if p is not None]
-    if len(clean) < len(parts) or not sum(p.total for p in clean):
-        return _read_in_general(blobs)
-    # one chunk per column: normalising a 13-chunk frame of 600k rows took 1.5 CPU s, 0.5 after
-    # this 0.15 s copy
-    raw = pl.concat([p.raw for p in clean], how="vertical", rechunk=True)
-    return _patch_exact(raw, [i for p in clean for i in p.exact], blobs)
 
 
 def _read_in_general(blobs: Sequence[Blob]) -> pl.DataFrame:

@@ -13,6 +13,7 @@ and raises what it raises.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import orjson
@@ -24,7 +25,18 @@ def loads(text: str) -> Any:
         value = orjson.loads(text)
     except orjson.JSONDecodeError:
         return json.loads(text)  # NaN, 1e400, "\ud800" (or its own error for invalid JSON)
+    if _MAY_HOLD_FLOAT.search(text) is None:
+        return value
     return json.loads(text) if _holds_float(value) else value
+
+
+# orjson gives a float only for a number with a fraction or an exponent (digits right before
+# ``.``, ``e`` or ``E``) or an integer beyond 64 bits (19 digits or more), and a number stands
+# at the start of the text or after ``:``, ``[`` or ``,`` and white space. A text with no such
+# number holds no float, and walking the decoded value to make sure (the larger cost of
+# decoding a 100,000-commit history, issue #23) is skipped. Texts inside strings can match too
+# ("x IN (1, 2.5)"): they are walked, as before.
+_MAY_HOLD_FLOAT = re.compile(r"(?:^|[:\[,])\s*-?(?:[0-9]+[.eE]|[0-9]{19})")
 
 
 def _holds_float(value: Any) -> bool:

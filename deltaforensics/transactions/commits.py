@@ -3,6 +3,7 @@ say on their own: the operation's name and the snapshot version the commit read.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from typing import NamedTuple
 
@@ -57,9 +58,12 @@ def read_version_of(commit: CommitRow, profile: Profile, creates: bool) -> tuple
             "table creation at a later version: it lost a creation race (delta-rs rewrites it as the next version)",
         )
     if commit.has_commit_info:
+        # one string per distinct writer and operation, not one per commit (issue #23)
         return (
             None,
-            f"not recorded ({profile.engine} writes no readVersion for {commit.operation or 'this operation'})",
+            sys.intern(
+                f"not recorded ({profile.engine} writes no readVersion for {commit.operation or 'this operation'})"
+            ),
         )
     return None, "not recorded (no commitInfo)"
 

@@ -124,7 +124,7 @@ def test_the_fast_path_and_chunks_read_as_the_general_path(
     expected = outcome(lambda: _read_in_general(blobs))
     assert outcome(lambda: read_commits(blobs)) == expected
     chunks = [join_commits(blobs[at : at + chunk]) for at in range(0, len(blobs), chunk)]
-    assert outcome(lambda: read_commit_chunks(chunks)[0]) == expected
+    assert outcome(lambda: read_commit_chunks(chunks, lambda: blobs)[0]) == expected
 
 
 @pytest.mark.parametrize(
@@ -150,3 +150,45 @@ def test_a_line_not_starting_with_a_brace_is_read_as_before() -> None:
     blobs = [(0, "0.json", b'{"add":{"path":"a","size":1}}\n {"commitInfo":{"a":1e5}}')]
     assert read_commits(blobs).rows() == _read_in_general(blobs).rows()
     assert read_commits(blobs)["commitInfo"][1] == '{"a": 100000.0}'
+
+
+def test_chunks_let_go_of_every_file_but_those_kept_verbatim() -> None:
+    """Issue #23: a clean log's bytes are not held to the end; only the files with an action
+    Delta does not define come back (the assembly keeps their lines), and nothing is read
+    again."""
+    add = (
+        b'{"add":{"path":"a","partitionValues":{},"size":1,"modificationTime":1,"dataChange":true}}'
+    )
+    blobs = [
+        (0, "0.json", b'{"commitInfo":{"operation":"WRITE"}}\n' + add + b"\n"),
+        (1, "1.json", b'{"commitInfo":{"operation":"WRITE"}}\n{"futureAction":{"x":1}}\n'),
+        (2, "2.json", b'{"commitInfo":{"operation":"WRITE"}}\n'),
+    ]
+
+    def must_not_read_again() -> list[tuple[int, str, bytes]]:
+        raise AssertionError("a clean log is not read twice")
+
+    chunks = [join_commits(blobs[at : at + 1]) for at in range(3)]
+    frame, kept = read_commit_chunks(chunks, must_not_read_again)
+    assert kept == [blobs[1]]
+    assert frame.rows() == _read_in_general(blobs).rows()
+
+
+def test_a_declined_chunk_reads_the_whole_log_the_general_way() -> None:
+    """A chunk the fast path declines (here a BOM) sends every file the general way, read
+    again in one go, as one read of everything would."""
+    blobs = [
+        (0, "0.json", b'{"commitInfo":{"a":1e5}}\n'),
+        (1, "1.json", b'\xef\xbb\xbf{"commitInfo":{"b":2}}\n'),
+    ]
+    reads: list[int] = []
+
+    def every_file() -> list[tuple[int, str, bytes]]:
+        reads.append(1)
+        return blobs
+
+    chunks = [join_commits(blobs[at : at + 1]) for at in range(2)]
+    frame, kept = read_commit_chunks(chunks, every_file)
+    assert reads == [1]
+    assert kept == blobs
+    assert frame.rows() == _read_in_general(blobs).rows()

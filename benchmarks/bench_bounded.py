@@ -1,0 +1,195 @@
+"""Issue #23: ``explain`` on very long logs against the physical floor, a time window on a
+long checkpointed log, and ``history`` against deltalake, each pair in the same run.
+
+Rows (every command a subprocess; wall, CPU seconds of all threads and peak RSS from
+``os.wait4``; the 1-minute load average before and after each row, since the host is shared):
+
+* ``explain N``: ``python -m deltaforensics explain PATH --format json`` on
+  ``gen_synthetic_log.py --commits N --seed 42`` (no checkpoint), beside **the floor**: read
+  every commit file (one ``open``/``read`` each, in version order), join, and one
+  ``pyarrow.json.read_json`` parse with an explicit schema (``bench_ingest.py``'s).
+* ``window``: ``explain PATH --since T`` over the last ``--window`` commits of an N-commit log
+  with checkpoints at K and 2K (K chosen so the newest one lands just before the window's
+  lookback), beside ``explain`` on a ``--window``-commit log; also which checkpoint and how
+  many commit files the window's segment reads.
+* ``history N``: ``deltaforensics history PATH --format json`` against deltalake's
+  ``DeltaTable(p)`` + ``history()``.
+
+    python benchmarks/bench_bounded.py --sizes 100000 --history 100000 --window-size 1000000
+    python benchmarks/bench_bounded.py --quick       # tiny smoke run (tests/benchmarks)
+
+Tables go under ``--scratch`` and are reused there when present.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import asdict
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path[:0] = [str(HERE), str(ROOT)]
+# the children run this checkout's code too, wherever the benchmark is started from
+os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+from bench_scale import Run, _table, deltalake, run_child  # noqa: E402
+
+_FLOOR_CODE = """
+import io, os, sys, time
+sys.path.insert(0, sys.argv[2])
+import pyarrow.json as pj
+from bench_ingest import _floor_schema
+log = os.path.join(sys.argv[1], "_delta_log")
+names = sorted(n for n in os.listdir(log) if n.endswith(".json") and n[:20].isdigit())
+t0 = time.perf_counter()
+parts = []
+for n in names:
+    fd = os.open(os.path.join(log, n), os.O_RDONLY)
+    try:
+        data = os.read(fd, os.fstat(fd).st_size)
+    finally:
+        os.close(fd)
+    parts.append(data if data.endswith(b"\\n") else data + b"\\n")
+buffer = b"".join(parts)
+del parts
+t1 = time.perf_counter()
+opts = pj.ParseOptions(explicit_schema=_floor_schema(), unexpected_field_behavior="ignore")
+rows = pj.read_json(io.BytesIO(buffer), parse_options=opts).num_rows
+print(f"files={len(names)} rows={rows} read={t1 - t0:.2f}s parse={time.perf_counter() - t1:.2f}s")
+"""
+LOOKBACK_SLACK = 1_000  # the window's analysis starts from a checkpoint >= 250 commits before it
+
+
+def load_average() -> str:
+    return "/".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def generate(root: Path, commits: int, checkpoint_every: int | None = None) -> Path:
+    if (root / "synthetic_manifest.json").exists():
+        return root
+    argv = [sys.executable, str(HERE / "gen_synthetic_log.py"), "--commits", str(commits),
+            "--seed", "42", "--out", str(root), "--quiet"]  # fmt: skip
+    if checkpoint_every:
+        argv += ["--checkpoint-every", str(checkpoint_every)]
+    subprocess.run(argv, check=True)
+    return root
+
+
+def explain(path: Path, timeout: float, *extra: str) -> Run:
+    argv = [sys.executable, "-m", "deltaforensics", "explain", str(path), "--format", "json"]
+    return run_child([*argv, *extra], stdout_null=not extra, timeout=timeout)
+
+
+def history(path: Path, timeout: float) -> Run:
+    argv = [sys.executable, "-m", "deltaforensics", "history", str(path), "--format", "json"]
+    return run_child(argv, stdout_null=True, timeout=timeout)
+
+
+def floor(path: Path, timeout: float) -> Run:
+    return run_child([sys.executable, "-c", _FLOOR_CODE, str(path), str(HERE)],
+                     stdout_null=False, timeout=timeout)  # fmt: skip
+
+
+def row(label: str, run: Run, before: str, note: str = "") -> list[str]:
+    status = "ok" if run.status == 0 else f"exit {run.status}"
+    return [label, f"{run.wall:.2f}", f"{run.cpu:.2f}", f"{run.rss_mb:,.0f}", status,
+            f"{before} -> {load_average()}", note]  # fmt: skip
+
+
+def ratio(label: str, a: Run, b: Run, target: str = "") -> list[str]:
+    return [label, f"{a.wall / b.wall:.2f}x", f"{a.cpu / b.cpu:.2f}x", target]
+
+
+def window_since(path: Path, first: int) -> str:
+    """The commit time of version ``first`` as the user would give it (epoch ms): the
+    ``commitInfo.timestamp`` the tool reads these commits' times from (no in-commit times)."""
+    with (path / "_delta_log" / f"{first:020d}.json").open("rb") as f:
+        return str(json.loads(f.readline())["commitInfo"]["timestamp"])
+
+
+def segment_read(path: Path, window_from: int) -> str:
+    """Which checkpoint and how many commit files the analysis of the window reads."""
+    from deltaforensics.analysis import WINDOW_LOOKBACK, open_store
+    from deltaforensics.log.listing import list_log
+    from deltaforensics.log.segment import LogSegment
+
+    listing = list_log(open_store(str(path)))
+    seg = LogSegment.for_window(listing, window_from, None, lookback=WINDOW_LOOKBACK)
+    cp = seg.checkpoint.version if seg.checkpoint else None
+    return f"checkpoint v{cp} + {len(seg.commits):,} commit files (v{seg.commits[0][0]}..)"
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--sizes", default="100000", help="explain vs floor at these commit counts")
+    p.add_argument("--history", default="100000", help="history vs deltalake at these sizes")
+    p.add_argument("--window-size", type=int, default=1_000_000, help="0: no window row")
+    p.add_argument("--window", type=int, default=10_000, help="commits in the window")
+    p.add_argument("--timeout", type=float, default=1800.0)
+    p.add_argument("--scratch", type=Path, default=Path("bench-bounded"))
+    p.add_argument("--quick", action="store_true", help="tiny sizes: a smoke run")
+    p.add_argument("--json", type=Path, help="also write the figures as JSON here")
+    a = p.parse_args(argv)
+    if a.quick:
+        a.sizes, a.history, a.window_size, a.window = "300", "300", 3000, 300
+    sizes = [int(s) for s in a.sizes.split(",") if s]
+    hist = [int(s) for s in a.history.split(",") if s]
+    a.scratch.mkdir(parents=True, exist_ok=True)
+    rows: list[list[str]] = []
+    ratios: list[list[str]] = []
+    figures: dict[str, Any] = {}
+
+    def timed(label: str, work: Callable[[], Run], show_out: bool = False) -> Run:
+        before = load_average()
+        run = work()
+        rows.append(row(label, run, before, run.out.strip() if show_out else ""))
+        print("  ".join(rows[-1]), file=sys.stderr, flush=True)  # a slow run's figures so far
+        return run
+
+    for n in sizes:
+        path = generate(a.scratch / f"commits-{n}", n)
+        fl = timed(f"floor {n:,}", partial(floor, path, a.timeout), show_out=True)
+        ex = timed(f"explain {n:,}", partial(explain, path, a.timeout))
+        ratios.append(ratio(f"explain / floor at {n:,}", ex, fl, "<= 2x CPU"))
+        figures[f"explain-{n}"] = {"ours": asdict(ex), "floor": asdict(fl)}
+    for n in hist:
+        path = generate(a.scratch / f"commits-{n}", n)
+        dl = timed(f"deltalake history {n:,}", partial(deltalake, "history", path, a.timeout), True)
+        ours = timed(f"history {n:,}", partial(history, path, a.timeout))
+        ratios.append(ratio(f"deltalake / history at {n:,}", dl, ours, ">= 5x CPU"))
+        figures[f"history-{n}"] = {"ours": asdict(ours), "deltalake": asdict(dl)}
+    if a.window_size:
+        n, w = a.window_size, a.window
+        every = (n - w - LOOKBACK_SLACK) // 2
+        long_log = generate(a.scratch / f"checkpointed-{n}-{every}", n, every)
+        small = generate(a.scratch / f"commits-{w}", w)
+        first = n - w
+        ref = timed(f"explain {w:,}", partial(explain, small, a.timeout))
+        before = load_average()
+        win = explain(long_log, a.timeout, "--since", window_since(long_log, first))
+        got = json.loads(win.out).get("time_window") or {} if win.status == 0 else {}
+        window = f"v{got.get('first_version')}..v{got.get('last_version')}"
+        rows.append(row(f"explain --since, last {w:,} of {n:,}", win, before,
+                        f"{segment_read(long_log, first)}; window {window}"))  # fmt: skip
+        print("  ".join(rows[-1]), file=sys.stderr, flush=True)
+        ratios.append(ratio(f"window of {w:,} / explain {w:,}", win, ref, "<= 1.2x, <= 5 s"))
+        figures["window"] = {"ours": asdict(win), "reference": asdict(ref)}
+    print(_table(["run", "wall s", "CPU s", "peak RSS MB", "status", "load 1/5/15", "notes"],
+                 rows))  # fmt: skip
+    print()
+    print(_table(["ratio", "wall", "CPU", "target"], ratios))
+    if a.json:
+        a.json.write_text(json.dumps(figures, indent=2, default=str))
+    failed = [r for r in rows if r[4] != "ok"]
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
