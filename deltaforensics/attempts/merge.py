@@ -53,10 +53,10 @@ def _merge_insert_partitions(ctx: AttemptContext) -> dict[str, str | None]:
                 col, lit = (c.left, c.right) if isinstance(c.left, Column) else (c.right, c.left)
                 if isinstance(col, Column) and isinstance(lit, Literal) and col.key in keys:
                     found[keys[col.key]] = partition_text(lit.value)
-    if all(c.star for c in ctx.stmt.clauses if c.kind == "not_matched"):
-        for c, values in _source_partition_values(ctx).items():
+    if all(clause.star for clause in ctx.stmt.clauses if clause.kind == "not_matched"):
+        for name, values in _source_partition_values(ctx).items():
             if len(values) == 1:
-                found.setdefault(c, next(iter(values)))
+                found.setdefault(name, next(iter(values)))
     return {c: found.get(c) for c in ctx.cols}
 
 

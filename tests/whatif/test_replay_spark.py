@@ -16,7 +16,7 @@ from tests.conftest import REPO
 from tests.realspark.engines import by_key
 from tests.realspark.harness import run_script
 
-SEED, ROUNDS = 3, 5
+SEED, ROUNDS = 21, 4  # seed 21 races every change within four rounds
 
 
 def _script() -> ModuleType:
