@@ -5,33 +5,20 @@ and its failed statements held to the same targets as the full table in docs/wha
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
-from tests.conftest import REPO
 from tests.realspark.engines import by_key
 from tests.realspark.harness import run_script
+from tests.support.scripts import load_script
 
 SEED, ROUNDS = 21, 4  # seed 21 races every change within four rounds
 
 
-def _script() -> ModuleType:
-    path = REPO / "scripts" / "whatif_replay_spark.py"
-    spec = importlib.util.spec_from_file_location("whatif_replay_spark", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while being built
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.spark
 def test_whatif_predicts_what_real_delta_spark_replays_measure(tmp_path: Path) -> None:
-    replay = _script()
+    replay = load_script("whatif_replay_spark")
     runs = replay.payload(replay.CHANGES, [SEED], ROUNDS)
     records = run_script(by_key("4.4.0"), replay.ROUNDS, runs, tmp_path, timeout=1800)
     played, tables, errors = replay.read_runs(records, tmp_path)
