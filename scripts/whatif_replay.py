@@ -29,7 +29,7 @@ import shutil
 import sys
 import tempfile
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -252,21 +252,33 @@ def predict(
 ) -> Prediction:
     """Races from the whole log; each failed statement as an attempt on the log as it stood
     when it tried to commit."""
-    found = Prediction()
-    store = open_store(str(path))
-    whole = analyze(store, recommendations=False)
-    doc = whatif_document(whole, scenario_for(whole), samples=0)
-    found.add([p for p in doc["pairs"] if p["source"] == "race"])
-    failed: dict[int, list[Outcome]] = defaultdict(list)
+    failed: dict[int, list[AttemptSpec]] = defaultdict(list)
     for r in results:
         if r.outcome != OK:
-            failed[r.tried_after].append(r)
-    for latest, group in sorted(failed.items()):
-        specs = [
-            AttemptSpec(sql=r.op.sql(spec), read_version=r.read_version, writes=r.op.writes(spec))
-            for r in group
-        ]
-        at = analyze(store, to_version=latest, attempts=specs, recommendations=False)
+            failed[r.tried_after].append(
+                AttemptSpec(
+                    sql=r.op.sql(spec), read_version=r.read_version, writes=r.op.writes(spec)
+                )
+            )
+    return predict_attempts(path, failed, scenario_for)
+
+
+def predict_attempts(
+    path: Path,
+    failed: Mapping[int, Sequence[AttemptSpec]],
+    scenario_for: ScenarioFor,
+    to_version: int | None = None,
+) -> Prediction:
+    """What ``whatif`` says from a baseline log (up to ``to_version``) and its failed
+    statements, keyed by the latest version when each tried to commit (shared with
+    scripts/whatif_replay_spark.py)."""
+    found = Prediction()
+    store = open_store(str(path))
+    whole = analyze(store, to_version=to_version, recommendations=False)
+    doc = whatif_document(whole, scenario_for(whole), samples=0)
+    found.add([p for p in doc["pairs"] if p["source"] == "race"])
+    for latest, specs in sorted(failed.items()):
+        at = analyze(store, to_version=latest, attempts=list(specs), recommendations=False)
         doc = whatif_document(at, scenario_for(whole), attempts=observed_attempts(at), samples=0)
         found.add([p for p in doc["pairs"] if p["source"] == "attempt"])
     return found
@@ -388,9 +400,9 @@ def table(rows_: Sequence[Row]) -> str:
     return head + body
 
 
-def write_docs(text: str) -> None:
+def write_docs(text: str, begin: str = BEGIN, end: str = END) -> None:
     doc = DOC.read_text(encoding="utf-8")
-    start, stop = doc.index(BEGIN) + len(BEGIN), doc.index(END)
+    start, stop = doc.index(begin) + len(begin), doc.index(end)
     DOC.write_text(doc[:start] + "\n" + text + doc[stop:], encoding="utf-8")
 
 

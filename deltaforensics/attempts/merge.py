@@ -15,6 +15,7 @@ from deltaforensics.attempts.files import (
 )
 from deltaforensics.predicates.ir import Column, Compare, Literal, conjuncts
 from deltaforensics.predicates.parse import parse_predicate
+from deltaforensics.statements import UNKNOWN
 
 
 def plan_merge(ctx: AttemptContext) -> WritePlan:
@@ -36,7 +37,8 @@ def plan_merge(ctx: AttemptContext) -> WritePlan:
 
 
 def _merge_insert_partitions(ctx: AttemptContext) -> dict[str, str | None]:
-    """Where a MERGE's inserts land: ``writes``, or literal partition equalities in ON."""
+    """Where a MERGE's inserts land: ``writes``, literal partition equalities in ON, or for
+    ``INSERT *`` from an inline VALUES source the one value its rows give the column."""
     if ctx.writes is not None:
         check_partition_columns(ctx, list(ctx.writes), "writes")
         return {
@@ -51,18 +53,38 @@ def _merge_insert_partitions(ctx: AttemptContext) -> dict[str, str | None]:
                 col, lit = (c.left, c.right) if isinstance(c.left, Column) else (c.right, c.left)
                 if isinstance(col, Column) and isinstance(lit, Literal) and col.key in keys:
                     found[keys[col.key]] = partition_text(lit.value)
+    if all(clause.star for clause in ctx.stmt.clauses if clause.kind == "not_matched"):
+        for name, values in _source_partition_values(ctx).items():
+            if len(values) == 1:
+                found.setdefault(name, next(iter(values)))
     return {c: found.get(c) for c in ctx.cols}
+
+
+def _source_partition_values(ctx: AttemptContext) -> dict[str, set[str | None]]:
+    """Each partition column's values over an inline VALUES source's rows (a column any row
+    leaves unknown is left out)."""
+    keys = {c.lower(): c for c in ctx.cols}
+    found: dict[str, set[str | None]] = {}
+    for name, values in ctx.stmt.source_values:
+        if name in keys and UNKNOWN not in values:
+            found[keys[name]] = {None if v is None else partition_text(v) for v in values}
+    return found
 
 
 def _in_source_partitions(ctx: AttemptContext, files: pl.DataFrame) -> pl.DataFrame:
     """The files a matched clause can rewrite when ON equates a target partition column with
-    the source's column of the same name (``t.date = s.date``) and ``writes`` says which
-    partition the source covers: a target row matches only inside the source's partitions.
-    Delta still *reads* the whole table (no literal conjunct); only the rewrite is narrower."""
-    if ctx.writes is None or not ctx.stmt.merge_on or not ctx.cols:
+    the source's column of the same name (``t.date = s.date``) and ``writes`` or the inline
+    VALUES source says which partitions the source covers: a target row matches only inside
+    them. Delta still *reads* the whole table (no literal conjunct); only the rewrite is
+    narrower."""
+    if not ctx.stmt.merge_on or not ctx.cols:
         return files
     keys = {c.lower(): c for c in ctx.cols}
-    given = {k.lower(): v for k, v in ctx.writes.items()}
+    given: dict[str, set[str | None]] = {
+        k.lower(): v for k, v in _source_partition_values(ctx).items()
+    }
+    if ctx.writes is not None:
+        given = {k.lower(): {v} for k, v in ctx.writes.items()}
     equated = set()
     for c in conjuncts(parse_predicate(ctx.stmt.merge_on)):
         if isinstance(c, Compare) and c.op == "=":
@@ -79,5 +101,5 @@ def _in_source_partitions(ctx: AttemptContext, files: pl.DataFrame) -> pl.DataFr
     if not pinned:
         return files
     rows = partition_rows(ctx, files)
-    keep = [all(row.get(c) == v for c, v in pinned.items()) for row in rows]
+    keep = [all(row.get(c) in v for c, v in pinned.items()) for row in rows]
     return files.filter(pl.Series(keep, dtype=pl.Boolean))

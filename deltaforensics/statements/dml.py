@@ -147,6 +147,27 @@ def read_update(text: str, tree: exp.Update) -> Statement:
     )
 
 
+def _inline_source(using: exp.Expr) -> tuple[tuple[str, tuple[Value, ...]], ...]:
+    """The columns of a MERGE source that is literal rows: a VALUES with column aliases, bare
+    or under ``SELECT *``; nothing for a table, a view or any other query."""
+    node = using.this if isinstance(using, exp.Subquery) else using
+    if isinstance(node, exp.Select):
+        items = node.expressions
+        if len(items) != 1 or not isinstance(items[0], exp.Star) or node.args.get("where"):
+            return ()
+        source = node.args.get("from_") or node.args.get("from")
+        node = source.this if isinstance(source, exp.From) else None
+    if not isinstance(node, exp.Values):
+        return ()
+    names = [n.lower() for n in node.alias_column_names] or [
+        n.lower() for n in getattr(using, "alias_column_names", [])
+    ]
+    rows, _ = _rows(node)
+    if not names or not rows or any(len(r) != len(names) for r in rows):
+        return ()
+    return tuple((name, tuple(r[i] for r in rows)) for i, name in enumerate(names))
+
+
 def read_merge(text: str, tree: exp.Merge) -> Statement:
     table = tree.this
     name = table_name(table)
@@ -191,6 +212,7 @@ def read_merge(text: str, tree: exp.Merge) -> Statement:
                 action,
                 to_sql(requalify(cond, target, source, rename)) if cond is not None else None,
                 to_sql(cond) if cond is not None else None,
+                star=isinstance(then, exp.Insert | exp.Update) and isinstance(then.this, exp.Star),
             )
         )
     if not clauses:
@@ -204,5 +226,6 @@ def read_merge(text: str, tree: exp.Merge) -> Statement:
         merge_on=to_sql(on),
         target_only_on=" AND ".join(to_sql(c) for c in target_only) or None,
         source_alias=rename,
+        source_values=_inline_source(using),
         clauses=tuple(clauses),
     )

@@ -50,6 +50,7 @@ class Clause:
     action: str  # "update" | "delete" | "insert"
     condition: str | None = None  # normalised SQL (target unqualified, source qualified)
     original: str | None = None  # as written
+    star: bool = False  # UPDATE SET * / INSERT *: every target column from the source's
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +87,9 @@ class Statement:
     merge_on: str | None = None  # the ON condition as written
     target_only_on: str | None = None  # AND of the ON conjuncts over target columns only
     source_alias: str | None = None
+    # MERGE from an inline VALUES source (``USING (SELECT * FROM VALUES …) AS v(cols)`` or
+    # ``USING (VALUES …) AS s(cols)``): each column's values over the source rows, lower-cased
+    source_values: tuple[tuple[str, tuple[Value, ...]], ...] = ()
     clauses: tuple[Clause, ...] = ()
     set_columns: tuple[str, ...] = ()  # UPDATE SET targets
     zorder: tuple[str, ...] = ()

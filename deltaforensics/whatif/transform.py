@@ -157,7 +157,7 @@ class Rewriter:
             if isinstance(change, ExplicitMergePredicates):
                 if (
                     t.operation in change.operations
-                    and t.read_whole_table
+                    and (t.read_whole_table or isinstance(t.read_predicate, TrueExpr))
                     and simulated(t)
                     and self._touches_every_partition(t)
                 ):

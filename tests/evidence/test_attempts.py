@@ -740,6 +740,39 @@ def test_merge_writes_rewrites_and_inserts(spark_table: tuple[LogBuilder, Replay
     )
 
 
+def test_merge_from_inline_values_touches_only_the_sources_partitions(
+    spark_table: tuple[LogBuilder, Replay],
+) -> None:
+    """``USING (SELECT * FROM VALUES …) AS v(cols)`` with ``t.date = s.date`` in ON: a target
+    row matches only in the dates the source rows carry, and ``INSERT *`` lands there (real
+    Delta 4.4.0 replay: without this the what-if took the MERGE to touch every partition)."""
+    b, rep = spark_table
+    sql = (
+        "MERGE INTO t USING (SELECT * FROM VALUES (15, 'US', '2024-01-02'), "
+        "(99, 'US', '2024-01-02') AS v(id, country, date)) s "
+        "ON t.id = s.id AND t.date = s.date "
+        "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *"
+    )
+    a = attempt_transaction(sql, rep, read_version=b.version, profile=delta_spark())
+    assert _partitions(a.removed) == ["2024-01-02"] and _partitions(a.added) == ["2024-01-02"]
+    assert a.read_predicate is not None and a.read_predicate.to_sql() == "TRUE"  # still reads all
+    two = attempt_transaction(
+        sql.replace("(99, 'US', '2024-01-02')", "(99, 'US', '2024-01-01')"),
+        rep,
+        read_version=b.version,
+        profile=delta_spark(),
+    )
+    assert set(_partitions(two.removed)) == {"2024-01-01", "2024-01-02"}
+    assert set(_partitions(two.added)) == {"2024-01-01", "2024-01-02", None}  # inserts: either
+    listed = attempt_transaction(
+        sql.replace("INSERT *", "INSERT (id, country, date) VALUES (s.id, s.country, 'x')"),
+        rep,
+        read_version=b.version,
+        profile=delta_spark(),
+    )
+    assert None in _partitions(listed.added)  # not INSERT *: where its rows land is not said
+
+
 def test_alter_table_metadata_and_protocol_changes(spark_table: tuple[LogBuilder, Replay]) -> None:
     b, rep = spark_table
     rv = b.version

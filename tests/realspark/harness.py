@@ -40,17 +40,33 @@ def run_runner(
 ) -> Path:
     """Run the pairs on the engine; its records land in ``work/records.jsonl``, one per line
     (after the records already there with ``append``)."""
+    return run_script(
+        engine, RUNNER, [c.spec() for c in cases], work, timeout=timeout, append=append
+    )
+
+
+def run_script(
+    engine: DeltaSpark,
+    script: Path,
+    payload: list[dict[str, Any]],
+    work: Path,
+    *,
+    timeout: float = 3600,
+    append: bool = False,
+) -> Path:
+    """Run an engine-side script (runner.py, rounds.py) in the engine's interpreter with its
+    jars: ``script work/cases.json work/records.jsonl work JAR...``."""
     installed = install(engine)
     work.mkdir(parents=True, exist_ok=True)
     spec = work / "cases.json"
-    spec.write_text(json.dumps([c.spec() for c in cases]))
+    spec.write_text(json.dumps(payload))
     out = work / "records.jsonl"
     if not append:
         out.unlink(missing_ok=True)
     log = work / ("runner-resumed.log" if append else "runner.log")
-    run_in_engine(installed, [RUNNER, spec, out, work], log, timeout=timeout)
+    run_in_engine(installed, [script, spec, out, work], log, timeout=timeout)
     if not out.exists():
-        raise RuntimeError(f"Delta {engine.delta} runner wrote no records (see {log})")
+        raise RuntimeError(f"Delta {engine.delta} {script.name} wrote no records (see {log})")
     return out
 
 

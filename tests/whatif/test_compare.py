@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from deltaforensics.analysis import ConflictAnalysis, analyze, open_store
+from deltaforensics.analysis import ConflictAnalysis, analyze, observed_attempts, open_store
+from deltaforensics.attempts.specs import AttemptSpec
 from deltaforensics.report.document import whatif_document
 from deltaforensics.report.validate import validate
 from deltaforensics.whatif.scenario import (
@@ -148,3 +149,33 @@ def test_the_matrix_can_be_left_out() -> None:
     doc = whatif_document(sample(MERGE_SAMPLE), Scenario.of(ExplicitMergePredicates()), samples=0)
     assert doc["writer_matrix"] == []
     assert doc["evaluated_on"]["writer_pairs"] == 0
+
+
+@pytest.mark.parametrize(
+    ("source", "known"),
+    [
+        ("updates s", False),  # which partitions a table's rows cover is not in the statement
+        ("(SELECT * FROM VALUES (1, '2024-03-01') AS v(id, date)) s", True),
+    ],
+)
+def test_an_attempted_merge_gets_its_literal_from_an_inline_source(
+    source: str, known: bool
+) -> None:
+    """Real Delta 4.4.0 replay (scripts/whatif_replay_spark.py): a MERGE whose ON equates
+    ``t.date = s.date`` over literal source rows touches only their dates, so the literal the
+    change adds is those dates; from a table the what-if says unknown rather than guess."""
+    store = open_store(str(SAMPLE_LOGS / MERGE_SAMPLE))
+    sql = (
+        f"MERGE INTO t USING {source} ON t.id = s.id AND t.date = s.date "
+        "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *"
+    )
+    at = analyze(
+        store, to_version=9, attempts=[AttemptSpec(sql=sql, read_version=4)], recommendations=False
+    )
+    doc = whatif_document(
+        at, Scenario.of(ExplicitMergePredicates()), attempts=observed_attempts(at), samples=0
+    )
+    [pair] = [p for p in doc["pairs"] if p["source"] == "attempt"]
+    assert pair["known"] is known, pair["reason"]
+    if known:
+        assert "partition [date=2024-03-01]" in pair["reason"], pair["reason"]

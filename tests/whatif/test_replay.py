@@ -5,31 +5,18 @@ docs/whatif.md."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
-from tests.conftest import REPO
+from tests.support.scripts import load_script
 
 pytestmark = pytest.mark.engine
 
 
-def _script() -> ModuleType:
-    path = REPO / "scripts" / "whatif_replay.py"
-    spec = importlib.util.spec_from_file_location("whatif_replay", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while being built
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.parametrize("name", ["partition by date", "Serializable (introduces conflicts)"])
 def test_whatif_predicts_what_a_real_replay_measures(tmp_path: Path, name: str) -> None:
-    replay = _script()
+    replay = load_script("whatif_replay")
     [change] = [c for c in replay.CHANGES if c.name == name]
     row = replay.measure(change, seed=3, rounds=8, scratch=tmp_path)
     assert row.conflicts_before > 0, "the workload must race"

@@ -22,7 +22,10 @@ import org.apache.hadoop.fs.Path;
  */
 public class GatedLogStore extends HDFSLogStore {
     private static final Set<String> PASSED = ConcurrentHashMap.newKeySet();
-    private static final long TIMEOUT_MS = 900_000L; // the winner runs meanwhile: minutes on a loaded machine
+    // the winner runs meanwhile: minutes on a loaded machine
+    private static final long TIMEOUT_MS = 900_000L;
+    /** A harness that holds many statements at once on a busy machine may wait longer. */
+    private static final String TIMEOUT_PROPERTY = "deltaforensics.gate.timeoutMs";
 
     public GatedLogStore(Configuration hadoopConf) {
         super(hadoopConf);
@@ -36,7 +39,7 @@ public class GatedLogStore extends HDFSLogStore {
                 && PASSED.add(name)) {
             String token = name.substring("gate:".length());
             Files.write(Paths.get(token + ".reached"), path.getName().getBytes());
-            long deadline = System.currentTimeMillis() + TIMEOUT_MS;
+            long deadline = System.currentTimeMillis() + Long.getLong(TIMEOUT_PROPERTY, TIMEOUT_MS);
             while (!Files.exists(Paths.get(token + ".release"))) {
                 if (System.currentTimeMillis() > deadline) {
                     throw new IOException("harness gate never released: " + token);
