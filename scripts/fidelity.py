@@ -245,7 +245,8 @@ def _cells(payloads: list[dict]) -> list[str]:
     lines = [
         "Real pairs (of which failed) by cell; a pair counts in every cell its table and regions "
         "belong to; Serializable is OSS Delta's default, WriteSerializable a table whose "
-        "metadata holds it:",
+        "metadata holds it; — where no pair of the cell has run (or the release lacks it: "
+        "liquid clustering needs Delta 3.1):",
         "",
         "| Engine | " + " | ".join(name for name, _ in CELLS) + " |",
         "|---|" + "---:|" * len(CELLS),
@@ -256,7 +257,7 @@ def _cells(payloads: list[dict]) -> list[str]:
         cells = []
         for _, test in CELLS:
             mine = {case for case, tag in layout.items() if test(tag)}
-            cells.append(f"{len(mine)} ({len(mine & failed)})" if mine else "n/a")
+            cells.append(f"{len(mine)} ({len(mine & failed)})" if mine else "—")
         lines.append(f"| Delta {payload['delta']} | " + " | ".join(cells) + " |")
     return [*lines, ""]
 

@@ -34,7 +34,7 @@ from deltaforensics.conflicts.registry import RULES
 from deltaforensics.model.words import plural
 from deltaforensics.predicates.partition import NOT_TARGET_ONLY, UNPARTITIONED
 from deltaforensics.report.document.explain import Attempt, Commit, Conflict, Partition, Race
-from deltaforensics.report.plain import missing_text
+from deltaforensics.report.plain import change_text, missing_text
 from deltaforensics.statements import parse_statement
 from deltaforensics.whatif.scenario import (
     DeletionVectors,
@@ -468,21 +468,26 @@ def explain_conflict(
 
 
 def change_words(change: Mapping[str, Any]) -> str:
-    """A recommended or what-if change as an imperative: ``cluster by (date)``."""
+    """A recommended or what-if change as one imperative sentence in Delta's words: ``Partition
+    the table by date``; a kind this does not know yet is shown with its parameters, never
+    dropped. The one wording every format uses."""
     try:
         c = change_from_dict(change)
-    except (ValueError, KeyError):
-        return str(change.get("kind"))
+    except (ValueError, KeyError, TypeError):
+        return change_text(change)
     if isinstance(c, PartitionBy):
-        return f"partition by ({', '.join(c.columns)})"
+        return f"Partition the table by {', '.join(c.columns)}"
     if isinstance(c, Liquid):
-        return f"cluster by ({', '.join(c.columns)}) with liquid clustering"
+        return f"Use liquid clustering on {', '.join(c.columns)} instead of partitions"
     if isinstance(c, IsolationChange):
-        return f"set delta.isolationLevel = {c.level}"
+        return f"Set the table's isolation level: delta.isolationLevel = '{c.level}'"
     if isinstance(c, DeletionVectors):
-        return "enable deletion vectors"
+        return "Enable deletion vectors (delta.enableDeletionVectors = true)"
     if isinstance(c, ExplicitMergePredicates):
-        return f"add partition literals to {' and '.join(c.operations)} conditions"
+        ops = ", ".join(c.operations)
+        return f"Name the partitions each {ops} touches as literals in its condition"
     if isinstance(c, SeparateSchedules):
-        return f"run {c.writer_a} and {c.writer_b} at different times"
-    return f"record the appends of {c.writer} as blind appends"
+        if c.writer_a == c.writer_b:
+            return f"Run one instance of {c.writer_a} at a time"
+        return f"Never run {c.writer_a} and {c.writer_b} at the same time"
+    return f"Have {c.writer} record its appends as blind appends (isBlindAppend)"

@@ -156,7 +156,8 @@ def render_snapshot(doc: SnapshotDocument | Mapping[str, Any], console: Console)
 def render_whatif(doc: WhatIfDocument | Mapping[str, Any], console: Console) -> None:
     """What a change would avoid and introduce, then each pair it changes (or all when few)."""
     w = doc if isinstance(doc, WhatIfDocument) else WhatIfDocument.from_dict(doc)
-    changes = "; ".join(change_words(c) for c in w.scenario["changes"]) or "(no change)"
+    worded = "; ".join(change_words(c) for c in w.scenario["changes"])
+    changes = worded[:1].lower() + worded[1:] if worded else "(no change)"  # inside a question
     title = Text("What if you ", style="bold")
     title.append(safe(changes), style="bold cyan")
     title.append(f" on {safe(w.table.uri)}?", style="bold")

@@ -13,12 +13,15 @@ as whole tokens (``--partition-by``, a CLI flag a recommendation may name, is no
 
 from __future__ import annotations
 
+import html
 import re
 import typing
+from pathlib import Path
 
 import pytest
 from rich.cells import cell_len
 
+from deltaforensics.cli import main
 from deltaforensics.conflicts.checker import PERTURBATIONS
 from deltaforensics.conflicts.registry import RULES
 from deltaforensics.model.anomaly_codes import ANOMALY_CODES
@@ -26,6 +29,7 @@ from deltaforensics.model.diagnostic_codes import DIAGNOSTIC_CODES
 from deltaforensics.whatif.scenario import Change
 from tests.golden.cases import CASES, Case
 
+REPO = Path(__file__).resolve().parents[2]
 TERMINAL = [c for c in CASES if c.width is not None]
 HUMAN = [c for c in CASES if c.is_human]
 # the rules command is the catalogue: it prints the codes' documentation, names and all
@@ -84,3 +88,24 @@ def test_a_token_in_the_output_would_be_found() -> None:
     """The search itself can fail: a perturbation name in text is reported."""
     text = "would fail under: wider-predicate → ConcurrentAppendException"
     assert any(re.search(rf"(?<![-\w]){re.escape(t)}(?![-\w])", text) for t in internal_tokens())
+
+
+SAMPLES = sorted(p for p in (REPO / "sample_logs").iterdir() if (p / "_delta_log").is_dir())
+
+
+@pytest.mark.parametrize("sample", SAMPLES, ids=[p.name for p in SAMPLES])
+def test_the_html_report_speaks_in_words(sample: Path, tmp_path: Path) -> None:
+    """The HTML report is read by people too: its text and its tooltips carry no internal
+    token and no reference to a document users do not have."""
+    out = tmp_path / "report.html"
+    assert main(["explain", str(sample), "--format", "html", "--output", str(out)]) in (0, 1)
+    page = out.read_text(encoding="utf-8")
+    page = re.sub(r"<(script|style)\b.*?</\1>", " ", page, flags=re.S)
+    tooltips = " ".join(html.unescape(t) for t in re.findall(r'\stitle="([^"]*)"', page))
+    text = html.unescape(re.sub(r"<[^>]+>", " ", page)) + " " + tooltips
+    found = sorted(
+        t for t in internal_tokens() if re.search(rf"(?<![-\w]){re.escape(t)}(?![-\w])", text)
+    )
+    assert found == [], f"internal tokens in the HTML report of {sample.name}: {found}"
+    for reference in ("semantics doc", "§", "field-notes"):
+        assert reference not in text, f"{reference!r} in the HTML report of {sample.name}"

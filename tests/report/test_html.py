@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from deltaforensics.report.html.timeline import ticks
-from deltaforensics.report.html.words import change_words
 from deltaforensics.report.plain import change_text
+from deltaforensics.report.prose import change_words
 from deltaforensics.report.to_html import MAX_TIMELINE_ROWS, to_html
 from deltaforensics.whatif import scenario
 from tests.report import (
@@ -315,7 +315,7 @@ def test_chromium_renders_the_report_and_shows_injected_markup_as_text(
     for expected in (
         URI,
         "ConcurrentDeleteReadException",
-        "duplicate-remove",
+        "the same file removed in two versions",  # AN001 in words, not its kind
         "Partition the table by date, region",
         "CREATE TABLE orders_v2",
         "model predicts ConcurrentDeleteReadException (DC011)",

@@ -179,7 +179,7 @@ def test_an_empty_report_says_none_instead_of_empty_tables() -> None:
 def test_whatif_result_shows_the_balance_and_every_pair() -> None:
     md = whatif_to_markdown(whatif_report())
     assert md.startswith(
-        "## deltaforensics what-if: `partition by (date, region); enable deletion vectors` on "
+        "## deltaforensics what-if: `Partition the table by date, region; Enable deletion vectors (delta.enableDeletionVectors = true)` on "
     )
     assert (
         "**seen: avoids 2 of 3 conflicts seen (errors, attempts, model-predicted races), "

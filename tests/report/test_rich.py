@@ -92,7 +92,7 @@ def test_the_timeline_chart_draws_each_race_from_read_to_commit() -> None:
 def test_recommendations_say_what_to_change_and_how() -> None:
     _, text = rendered("merge_without_partition_literal")
     words = flat(text)
-    assert "1. cluster by (date) with liquid clustering" in words
+    assert "1. Use liquid clustering on date instead of partitions" in words
     assert "effect avoids 0 seen conflicts, makes 2 fragile races safe, introduces 0" in words
     assert "Hypothetical: of 21 writer pairs" in words
     _, text = rendered("deltars_concurrent_optimize")

@@ -36,7 +36,7 @@ from deltaforensics.model.anomaly_codes import ANOMALY_CODES
 from deltaforensics.report.html.format import badge, code, e, or_dash, plural, section, table
 from deltaforensics.report.html.format import versions as version_runs
 from deltaforensics.report.html.style import CSP, CSS
-from deltaforensics.report.html.words import change_words
+from deltaforensics.report.prose import change_words
 
 DASHBOARD = "dashboard.html"
 _TITLES = {c.code: c.title for c in ANOMALY_CODES}

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from deltaforensics.evidence.anomalies import Anomaly
+from deltaforensics.model.anomaly_codes import ANOMALY_CODES
 from deltaforensics.model.diagnostics import Diagnostic
 from deltaforensics.report.document.explain import (
     Attempt,
@@ -28,8 +29,8 @@ from deltaforensics.report.html.format import (
     utc_time,
     versions,
 )
-from deltaforensics.report.html.words import change_words
 from deltaforensics.report.plain import NO_APPLY_TEXT, commit_summary, missing_text
+from deltaforensics.report.prose import change_words, explain_race, fragility_words, plain
 
 
 def race_winners(r: Race, commits: Mapping[int | None, Commit]) -> str:
@@ -62,12 +63,8 @@ def races(
     rows = []
     for i, r in enumerate(entries):
         winners = race_winners(r, commits or {})
-        fragile = "".join(
-            f"<li>{e(f.change)} → {e(f.outcome)}"
-            + (f" vs v{e(f.winner_version)}" if f.winner_version is not None else "")
-            + "</li>"
-            for f in r.fragile_under or ()
-        )
+        fragile = fragility_words(r) if r.fragile_under else ""
+        words = {label: plain(phrase) for label, phrase in explain_race(r, commits or {}).details}
         iso = r.isolation_level
         own = (commits or {}).get(r.version)
         by = f'<div class="small muted">by {e(own.writer)}</div>' if own is not None else ""
@@ -77,16 +74,16 @@ def races(
             winners,
             e(r.operation),
             f"{outcome(r.outcome, r.code)}<div>{badge(r.confidence, r.confidence)}</div>",
-            f'{code(r.read_predicate)}<div class="small muted">{e(r.read_reason)}</div>',
-            e(r.reason),
-            f'<ul class="plain">{fragile}</ul>' if fragile else or_dash(""),
+            f'{code(r.read_predicate)}<div class="small muted">{e(words["read"])}</div>',
+            e(words["why"]),
+            e(fragile) if fragile else or_dash(""),
             f'{e(iso.value)}<div class="small muted">{e(iso.source)}</div>'
             f'<div class="small">{e(r.profile)}</div>',
         ]
         rows.append((f"race-{i}", race_status(r), cells))
     headers = ["Version", "Read", "Winners (who committed first)", "Operation", "Outcome"]
     return table(
-        [*headers, "Read predicate", "Why", "Fragile under", "Isolation · profile"],
+        [*headers, "Read predicate", "Why", "Would fail if", "Isolation · profile"],
         rows,
         f"No races: {e(none)}.",
     )
@@ -155,6 +152,9 @@ def attempts(entries: Sequence[Attempt]) -> str:
     )
 
 
+_ANOMALY_TITLES = {c.code: c.title for c in ANOMALY_CODES}  # a kind's name is ours, not a word
+
+
 def anomalies(entries: Sequence[Anomaly]) -> str:
     rows = [
         (
@@ -163,7 +163,7 @@ def anomalies(entries: Sequence[Anomaly]) -> str:
             [
                 badge(a.severity, a.severity),
                 e(a.code),
-                e(a.kind),
+                e(_ANOMALY_TITLES.get(a.code, a.kind)),
                 or_dash(versions(a.versions)),
                 files(a.files or ()),
                 e(a.reason),
@@ -171,7 +171,7 @@ def anomalies(entries: Sequence[Anomaly]) -> str:
         )
         for i, a in enumerate(entries)
     ]
-    return table(["Severity", "Code", "Kind", "Versions", "Files", "Reason"], rows, "No anomalies.")
+    return table(["Severity", "Code", "What", "Versions", "Files", "Reason"], rows, "No anomalies.")
 
 
 def evaluated_text(ev: Mapping[str, Any]) -> str:

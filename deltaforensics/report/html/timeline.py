@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from deltaforensics.report.document.explain import Conflict, ExplainDocument, Race
 from deltaforensics.report.html.format import e, race_status
 from deltaforensics.report.plain import commit_summary, commits_by_version, missing_text
+from deltaforensics.report.prose import fragility_words
 
 MAX_TIMELINE_ROWS = 400
 LABEL_CHARS = 34
@@ -43,7 +44,7 @@ def _race_bar(i: int, r: Race) -> Bar:
         f"{', '.join(map(str, r.winners)) or '-'}; {r.outcome}" + (f" ({r.code})" if r.code else "")
     )
     if r.fragile_under:
-        title += "; fragile under " + ", ".join(f.change for f in r.fragile_under)
+        title += ". " + fragility_words(r)
     assert r.read_version is not None  # a race read an older version
     return Bar(
         (r.version, r.read_version, i),
