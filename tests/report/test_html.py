@@ -25,7 +25,7 @@ from tests.report import (
     empty_explain_report,
     explain_report,
 )
-from tests.support.browser import find_chromium, require_chromium
+from tests.support.browser import HEADLESS_FLAGS, find_chromium, require_chromium
 
 VOID = {
     "area",
@@ -273,16 +273,7 @@ def _run_chromium(
 ) -> subprocess.CompletedProcess[bytes]:
     command = [
         exe,
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--disable-dev-shm-usage",
-        "--hide-scrollbars",
+        *HEADLESS_FLAGS,
         f"--user-data-dir={tmp}",
         "--window-size=1400,1000",
         *args,

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-CHROMIUM_FLAGS = (
+HEADLESS_FLAGS = (  # a headless Chromium that reaches no network of its own
     "--headless",
     "--no-sandbox",
     "--disable-gpu",
@@ -35,8 +35,8 @@ CHROMIUM_FLAGS = (
     "--disable-sync",
     "--disable-dev-shm-usage",
     "--hide-scrollbars",
-    "--remote-debugging-pipe",
 )
+CHROMIUM_FLAGS = (*HEADLESS_FLAGS, "--remote-debugging-pipe")
 TIMEOUT_SECONDS = 120.0
 
 
