@@ -23,3 +23,18 @@ def corpus_dir() -> Path:
     if not corpus_tables():
         pytest.fail(f"the corpus of real logs is missing at {CORPUS}")
     return CORPUS
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Long tests first, dealt between the workers (tests/support/scheduling.py)."""
+    from tests.support.scheduling import heavy_first
+
+    workers = int(getattr(config, "workerinput", {}).get("workercount", 1))
+    items[:] = heavy_first(items, workers)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """Work stealing, so that a worker left with long tests queued hands them over."""
+    from xdist.scheduler import WorkStealingScheduling
+
+    return WorkStealingScheduling(config, log)

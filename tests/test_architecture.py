@@ -11,6 +11,8 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parent.parent
 PACKAGE = REPO / "deltaforensics"
 STORAGE_LIBRARIES = ("fsspec", "adlfs")
@@ -128,6 +130,7 @@ def test_ruff_lint_and_format_are_clean() -> None:
         assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
 
 
+@pytest.mark.heavy(30)
 def test_mypy_strict_is_clean() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "mypy", "--no-incremental", "--cache-dir", "/dev/null"],

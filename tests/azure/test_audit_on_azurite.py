@@ -41,6 +41,7 @@ def _report(out: Path, name: str) -> dict[str, Any]:
     return json.loads(json.dumps(doc).replace(uri, "<uri>"))
 
 
+@pytest.mark.heavy(60)
 def test_audit_reads_adls_through_a_storage_section_and_keeps_state(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],

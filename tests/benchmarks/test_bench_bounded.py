@@ -23,6 +23,7 @@ BENCH = ROOT / "benchmarks"
 pytestmark = [pytest.mark.slow, pytest.mark.engine]
 
 
+@pytest.mark.heavy(25)
 def test_quick_run_prints_every_row_and_ratio(tmp_path: Path) -> None:
     figures = tmp_path / "figures.json"
     args = ["--quick", "--scratch", str(tmp_path), "--json", str(figures)]

@@ -57,6 +57,7 @@ def test_commits_quick_reports_every_command_against_deltalake(tmp_path: Path) -
     assert "load average" in out
 
 
+@pytest.mark.heavy(40)
 def test_checkpoint_quick_runs_multipart_and_v2_with_growth_over_sizes(tmp_path: Path) -> None:
     figures = tmp_path / "figures.json"
     out = _run(

@@ -16,7 +16,7 @@ import pytest
 
 from tests.conftest import REPO
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.heavy(170)]
 
 TIMED = r"\d+\.\d\d s +\d+\.\d cpu-s +load \d+\.\d$"  # wall, CPU of the process tree, load
 NUMBER = r"-?\d+\.\d+"

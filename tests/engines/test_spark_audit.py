@@ -102,6 +102,7 @@ def assert_same_summary(polars: dict[str, Any], spark: dict[str, Any]) -> None:
         assert spark[key] == polars[key], key
 
 
+@pytest.mark.heavy(40)
 def test_every_table_audited_on_spark_gives_the_polars_outputs(
     spark: Any, corpus_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -19,10 +19,16 @@ from tests.realspark.harness import run_pairs
 from tests.realspark.known import KNOWN
 
 MIN_PAIRS = 30
+# seconds a release took on CI (it installs its pyspark and jars first): the run starts these first
+CI_SECONDS = {"delta-2.4.0": 400}
+RELEASES = [
+    pytest.param(e, id=e.key, marks=pytest.mark.heavy(CI_SECONDS.get(e.key, 150)))
+    for e in DELTA_SPARK
+]
 
 
 @pytest.mark.spark
-@pytest.mark.parametrize("engine", DELTA_SPARK, ids=lambda e: e.key)
+@pytest.mark.parametrize("engine", RELEASES)
 def test_the_model_agrees_with_real_delta_spark(engine: DeltaSpark, tmp_path: Path) -> None:
     cases = sample(engine.major_minor)
     result = run_pairs(engine, cases, tmp_path)

@@ -17,6 +17,7 @@ SEED, ROUNDS = 21, 4  # seed 21 races every change within four rounds
 
 
 @pytest.mark.spark
+@pytest.mark.heavy(190)
 def test_whatif_predicts_what_real_delta_spark_replays_measure(tmp_path: Path) -> None:
     replay = load_script("whatif_replay_spark")
     runs = replay.payload(replay.CHANGES, [SEED], ROUNDS)
