@@ -406,6 +406,29 @@ def test_the_page_reads_the_same_datasets_the_audit_wrote(
         ), name
 
 
+def test_a_part_with_another_schema_is_read_cast_like_the_rest(
+    audited: Path, summary: dict[str, Any], tmp_path: Path
+) -> None:
+    """One part written with a column typed Null (as an empty frame of an older release would
+    be) sends the page to part-by-part reading, with the same rows."""
+    ok = [t["name"] for t in summary["tables"] if t["status"] == "ok"]
+    copy = tmp_path / "datasets"
+    shutil.copytree(audited / "datasets", copy)
+    part = copy / "conflicts" / f"table={ok[0]}" / "part-0.parquet"
+    old = pl.read_parquet(part)
+    column = next(c for c, t in old.schema.items() if t == pl.String and c != "table")
+    old.with_columns(pl.lit(None).alias(column)).write_parquet(part)
+    assert pl.read_parquet_schema(part)[column] == pl.Null
+    before = read_datasets(audited / "datasets", ok)["conflicts"]
+    after = read_datasets(copy, ok)["conflicts"]
+    assert after.schema == before.schema
+    if old.height:
+        before = before.with_columns(
+            pl.when(pl.col("table") == ok[0]).then(None).otherwise(pl.col(column)).alias(column)
+        )
+    assert after.sort(after.columns).equals(before.sort(before.columns))
+
+
 def test_the_browser_check_sees_console_errors_and_requests(tmp_path: Path) -> None:
     """The harness must be able to fail: a page that logs an error and calls out is caught."""
     page = tmp_path / "noisy.html"

@@ -127,17 +127,25 @@ def read_datasets(datasets: Path, tables: Sequence[str]) -> dict[str, pl.DataFra
     missing contributes no rows)."""
     out = {}
     for name in DATASETS:
-        parts = [
-            pl.read_parquet(path)
+        paths = [
+            path
             for t in tables
             if (path := datasets / name / f"table={t}" / "part-0.parquet").is_file()
         ]
-        out[name] = (
-            pl.concat(parts, how="vertical_relaxed").cast(schema(name))  # type: ignore[arg-type]
-            if parts
-            else pl.DataFrame(schema=schema(name))
-        )
+        out[name] = _read_parts(paths, schema(name))
     return out
+
+
+def _read_parts(paths: Sequence[Path], columns: Mapping[str, pl.DataType]) -> pl.DataFrame:
+    """The parts as one frame: one scan when every part has the dataset's schema (the audit
+    writes them so), else part by part, cast to it (a part an older release wrote)."""
+    if not paths:
+        return pl.DataFrame(schema=columns)
+    try:
+        return pl.scan_parquet(list(paths), schema=columns, hive_partitioning=False).collect()
+    except (pl.exceptions.PolarsError, OSError):
+        parts = [pl.read_parquet(path) for path in paths]
+        return pl.concat(parts, how="vertical_relaxed").cast(dict(columns))  # type: ignore[arg-type]
 
 
 def status_of(races: pl.DataFrame) -> pl.DataFrame:
@@ -220,6 +228,12 @@ def _counts(df: pl.DataFrame, seen: int = 0) -> RaceCounts:
     )
 
 
+def _by_table(df: pl.DataFrame) -> dict[str, pl.DataFrame]:
+    """``df`` split by its ``table`` column, once (filtering the whole frame for every table
+    made the page's cost grow with tables × rows)."""
+    return {str(key[0]): part for key, part in df.partition_by("table", as_dict=True).items()}
+
+
 def _table_rows(
     frames: Mapping[str, pl.DataFrame],
     commits: pl.DataFrame,
@@ -227,25 +241,35 @@ def _table_rows(
     seen: pl.DataFrame,
     tables: Sequence[str],
 ) -> Iterable[TableRow]:
-    anomalies, recs = frames["anomalies"], frames["recommendations"]
+    parts = {
+        "commits": _by_table(commits),
+        "races": _by_table(races),
+        "seen": _by_table(seen),
+        "anomalies": _by_table(frames["anomalies"]),
+        "recommendations": _by_table(frames["recommendations"]),
+    }
+    empty = {
+        "commits": commits.clear(),
+        "races": races.clear(),
+        "seen": seen.clear(),
+        "anomalies": frames["anomalies"].clear(),
+        "recommendations": frames["recommendations"].clear(),
+    }
     for name in tables:
-        mine = commits.filter(pl.col("table") == name)
-        uris = mine["table_uri"].unique().to_list()
-        times = mine["timestamp"].drop_nulls()
-        found = anomalies.filter(pl.col("table") == name)
+        mine = {k: parts[k].get(name, empty[k]) for k in parts}
+        uris = mine["commits"]["table_uri"].unique().to_list()
+        times = mine["commits"]["timestamp"].drop_nulls()
+        found = mine["anomalies"]
         yield TableRow(
             name=name,
             uri=uris[0] if uris else "",
-            commits=mine.height,
+            commits=mine["commits"].height,
             first_timestamp=times.min() if times.len() else None,  # type: ignore[arg-type]
             last_timestamp=times.max() if times.len() else None,  # type: ignore[arg-type]
-            counts=_counts(
-                races.filter(pl.col("table") == name),
-                seen.filter(pl.col("table") == name).height,
-            ),
+            counts=_counts(mine["races"], mine["seen"].height),
             anomalies=found.height,
             anomaly_errors=found.filter(pl.col("severity") == "error").height,
-            recommendations=recs.filter(pl.col("table") == name).height,
+            recommendations=mine["recommendations"].height,
         )
 
 
@@ -263,32 +287,57 @@ def _timelines(
 ) -> Iterable[TableTimeline]:
     """One timeline per table with a race or a seen conflict: commits, races by status and
     seen conflicts per bucket of the table's own time span."""
+    commits_of, races_of, seen_of = _by_table(commits), _by_table(races), _by_table(seen)
     for name in tables:
-        r = races.filter(pl.col("table") == name)
-        s = seen.filter(pl.col("table") == name)
+        r = races_of.get(name, races.clear())
+        s = seen_of.get(name, seen.clear())
         if r.is_empty() and s.is_empty():
             continue
-        times = commits.filter(pl.col("table") == name)["timestamp"].drop_nulls()
-        stamps = [*times.to_list(), *s["timestamp"].drop_nulls().to_list()]
-        if not stamps:
-            yield TableTimeline(table=name, width=0, buckets=(), undated=r.height + s.height)
+        times = commits_of.get(name, commits.clear())["timestamp"].drop_nulls()
+        undated = r["timestamp"].null_count() + s["timestamp"].null_count()
+        stamps = pl.concat([times, s["timestamp"].drop_nulls()])
+        if stamps.is_empty():
+            yield TableTimeline(table=name, width=0, buckets=(), undated=undated)
             continue
-        lo, hi = min(stamps), max(stamps)
+        lo, hi = int(stamps.min()), int(stamps.max())  # type: ignore[arg-type]
         width = bucket_width(lo, hi)
+        per_commit = _per_bucket(times.to_frame(), width, pl.len().alias("commits"))
+        per_race = _per_bucket(
+            r,
+            width,
+            pl.len().alias("races"),
+            pl.col("fragile").sum().alias("fragile"),
+            pl.col("predicted").sum().alias("predicted"),
+        )
+        per_seen = _per_bucket(s, width, pl.len().alias("seen"))
         buckets = []
         for k in range(lo // width, hi // width + 1):
-            start, end = k * width, (k + 1) * width
-            inside = pl.col("timestamp").is_between(start, end, closed="left")
+            race = per_race.get(k, {})
             buckets.append(
                 Bucket(
-                    start=start,
-                    end=end,
-                    commits=times.filter(times.is_between(start, end, closed="left")).len(),
-                    counts=_counts(r.filter(inside), s.filter(inside).height),
+                    start=k * width,
+                    end=(k + 1) * width,
+                    commits=int(per_commit.get(k, {}).get("commits", 0)),
+                    counts=RaceCounts(
+                        races=int(race.get("races", 0)),
+                        fragile=int(race.get("fragile", 0)),
+                        predicted=int(race.get("predicted", 0)),
+                        seen=int(per_seen.get(k, {}).get("seen", 0)),
+                    ),
                 )
             )
-        undated = r["timestamp"].null_count() + s["timestamp"].null_count()
         yield TableTimeline(table=name, width=width, buckets=tuple(buckets), undated=undated)
+
+
+def _per_bucket(df: pl.DataFrame, width: int, *counts: pl.Expr) -> dict[int, dict[str, int]]:
+    """``counts`` of the dated rows of ``df`` per bucket index (``timestamp // width``: the
+    bucket ``[k·width, (k+1)·width)``)."""
+    grouped = (
+        df.drop_nulls("timestamp")
+        .group_by((pl.col("timestamp") // width).alias("bucket"))
+        .agg(*counts)
+    )
+    return {row.pop("bucket"): row for row in grouped.iter_rows(named=True)}
 
 
 def _pairs(races: pl.DataFrame, seen: pl.DataFrame) -> Iterable[WriterPair]:
