@@ -21,7 +21,6 @@ session has read the table (a fresh path, never in Delta's log cache).
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import sys
 import threading
@@ -35,7 +34,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from runner import (  # runner.py is this file's sibling, not a package here
     describe_failure,
     execute,
+    harness_parallel,
     latest_version,
+    run_workers,
     start_session,
     table_ref,
 )
@@ -196,7 +197,7 @@ def play_next(
 def main(argv: list[str]) -> int:
     runs_file, out_file, work_dir, *jars = argv
     runs = json.loads(Path(runs_file).read_text())
-    parallel = int(os.environ.get("DELTAFORENSICS_HARNESS_PARALLEL", "2"))
+    parallel = harness_parallel()
     work = Path(work_dir).resolve()
     (work / "tables").mkdir(parents=True, exist_ok=True)
     spark = start_session(jars, work)
@@ -230,11 +231,7 @@ def main(argv: list[str]) -> int:
                     with lock:
                         pending.append((run, number + 1))
 
-        threads = [threading.Thread(target=worker) for _ in range(max(1, parallel))]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        run_workers(worker, parallel)
     spark.stop()
     return 0
 

@@ -19,6 +19,7 @@ import sys
 import threading
 import time
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -294,7 +295,7 @@ def run_case(
 def main(argv: list[str]) -> int:
     cases_file, out_file, work_dir, *jars = argv
     cases = json.loads(Path(cases_file).read_text())
-    parallel = int(os.environ.get("DELTAFORENSICS_HARNESS_PARALLEL", "2"))
+    parallel = harness_parallel()
     work = Path(work_dir).resolve()
     (work / "tables").mkdir(parents=True, exist_ok=True)
     spark = start_session(jars, work)
@@ -329,13 +330,24 @@ def main(argv: list[str]) -> int:
                     out.write(json.dumps(record) + "\n")
                     out.flush()
 
-        threads = [threading.Thread(target=worker) for _ in range(max(1, parallel))]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        run_workers(worker, parallel)
     spark.stop()
     return 0
+
+
+def harness_parallel() -> int:
+    """How many cases (or rounds) one session runs at once."""
+    return max(1, int(os.environ.get("DELTAFORENSICS_HARNESS_PARALLEL", "2")))
+
+
+def run_workers(worker: Callable[[], None], parallel: int) -> None:
+    """``parallel`` threads running ``worker`` (it takes work until none is left); returns
+    when every one has."""
+    threads = [threading.Thread(target=worker) for _ in range(parallel)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
 
 
 if __name__ == "__main__":
