@@ -16,8 +16,9 @@ nothing in the log, like a failed job; ``whatif`` is given it as ``--attempt SQL
     python scripts/whatif_replay_spark.py --write-docs     # regenerate docs/whatif.md's table
 
 The changes: partition by ``date``; an explicit MERGE partition literal; deletion vectors
-(Delta-Spark only: deltalake writes none); and Serializable where the table ran
-WriteSerializable, which introduces conflicts. Open-source Delta lets a user set only
+(Delta-Spark only: deltalake writes none); WriteSerializable where the table ran Serializable,
+which lets the INSERTs' blind appends pass; and Serializable where the table ran
+WriteSerializable, which introduces conflicts (the same two runs, the other way round). Open-source Delta lets a user set only
 Serializable (semantics doc §A.4) but honours ``delta.isolationLevel = WriteSerializable``
 when the metadata already holds it, as on a table a Databricks cluster created: the baseline
 table carries the property in its first commit (rounds.py says how).
@@ -167,6 +168,13 @@ CHANGES = (
         baseline=SparkTable(),
         changed=SparkTable(deletion_vectors=True),
         scenario=Scenario.of(DeletionVectors()),
+    ),
+    SparkChange(
+        name="WriteSerializable + blind appends",
+        option="--isolation WriteSerializable",
+        baseline=SparkTable(),  # open-source Delta's default, Serializable (§A.4)
+        changed=SparkTable(write_serializable=True),
+        scenario=Scenario.of(IsolationChange("WriteSerializable")),
     ),
     SparkChange(
         name="Serializable (introduces conflicts)",
