@@ -18,10 +18,11 @@ nothing in the log, like a failed job; ``whatif`` is given it as ``--attempt SQL
 The changes: partition by ``date``; an explicit MERGE partition literal; deletion vectors
 (Delta-Spark only: deltalake writes none); WriteSerializable where the table ran Serializable,
 which lets the INSERTs' blind appends pass; and Serializable where the table ran
-WriteSerializable, which introduces conflicts (the same two runs, the other way round). Open-source Delta lets a user set only
-Serializable (semantics doc §A.4) but honours ``delta.isolationLevel = WriteSerializable``
-when the metadata already holds it, as on a table a Databricks cluster created: the baseline
-table carries the property in its first commit (rounds.py says how).
+WriteSerializable, which introduces conflicts (the same two runs, the other way round).
+Open-source Delta lets a user set only Serializable (semantics doc §A.4) but honours
+``delta.isolationLevel = WriteSerializable`` when the metadata already holds it, as on a table
+a Databricks cluster created: that table carries the property in its first commit (rounds.py
+says how).
 """
 
 from __future__ import annotations
