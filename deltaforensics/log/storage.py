@@ -187,7 +187,8 @@ class FsspecLogStore:
     def modification_times(self) -> dict[str, int]:
         """Each ``_delta_log`` file's last-modified time in ms, from one more listing: Delta's
         commit timestamp when in-commit timestamps are off (``DeltaHistoryManager``); read only
-        for ``--since``/``--until`` (:mod:`deltaforensics.log.commit_times`)."""
+        for ``--since``/``--until`` (:mod:`deltaforensics.log.commit_times`), and only when the
+        listing they were placed on lacks a commit's time (``StoredFile.modified_ms``)."""
         base = self.log_path
         if self._local:
             try:
