@@ -252,13 +252,22 @@ def analyze(
     recommendations: bool = True,
     all_recommendations: bool = False,
     window_from: int | None = None,
+    listing: LogListing | None = None,
 ) -> ConflictAnalysis:
     """Replay the retained history, rebuild per-commit transactions, re-check every race.
 
     ``all_recommendations``: every recommendation, not only the best few. ``window_from``: the
     first version of a time window; the history is then read from a checkpoint shortly before
-    it (:func:`load`), not from the start of the retained log."""
-    loaded = load(store, version=to_version, mode="history", engine=engine, window_from=window_from)
+    it (:func:`load`), not from the start of the retained log. ``listing``: the log's listing
+    when the caller already has one (the time window was placed on it)."""
+    loaded = load(
+        store,
+        version=to_version,
+        mode="history",
+        engine=engine,
+        window_from=window_from,
+        listing=listing,
+    )
     return analyze_loaded(
         loaded,
         from_version=from_version,

@@ -16,6 +16,7 @@ from deltaforensics.engines.polars_engine import PolarsEngine
 from deltaforensics.errors import DeltaForensicsError
 from deltaforensics.log.listing import list_log
 from deltaforensics.replay import Replay, live_at_end
+from deltaforensics.replay.lifecycle import live_count_at_end
 from tests.conftest import SAMPLE_LOGS, corpus_tables
 from tests.hostile.test_damaged_logs import METADATA
 from tests.strategies import (
@@ -322,6 +323,30 @@ def test_a_key_repeated_inside_the_checkpoint_is_replayed_by_the_lifecycle(
     assert live_at_end(fast.frames.files) is None
     assert_frame_equal(quick, full, check_exact=True)
     assert [r[2] for r in _rows(quick) if r[0] == "kept"] == [live_size]
+
+
+@pytest.mark.parametrize(
+    ("extra", "counted"),
+    [
+        pytest.param([], True, id="checkpoint-keys-unique-counted-without-sorting"),
+        pytest.param([_checkpoint_add("kept", 9)], False, id="repeated-key-falls-back"),
+    ],
+)
+def test_the_count_of_live_files_is_the_snapshots(
+    tmp_path: Path, extra: list[dict[str, object]], counted: bool
+) -> None:
+    table = _log_with_checkpoint(tmp_path, [*_HELD, *extra])
+    store = open_store(table)
+    rep = load(store, mode="snapshot").replay
+    count = live_count_at_end(rep.frames.files)
+    assert (count is not None) == counted
+    n = rep.num_files_at(rep.end_version)
+    if counted:  # neither the live rows nor the lifecycle were built to count them
+        assert n == count == len(_expected_live())
+        assert "_live_at_end" not in rep.__dict__ and "lifecycle" not in rep.__dict__
+    again = load(store, mode="snapshot").replay
+    assert n == again.snapshot_at().num_files == again.live_files(again.end_version).height
+    assert rep.num_files_at(2) == again.live_files(2).height  # older versions: the lifecycle
 
 
 def test_an_older_snapshot_still_comes_from_the_lifecycle(

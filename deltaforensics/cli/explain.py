@@ -118,6 +118,7 @@ def explain(
             recommendations=recommendations,
             all_recommendations=show_all,
             window_from=versions.window_from,
+            listing=versions.listing,
         )
     doc = redacted(
         explain_document(analysis), redact, (t.commit_info for t in analysis.transactions)

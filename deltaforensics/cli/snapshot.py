@@ -59,17 +59,18 @@ def snapshot(
     from deltaforensics.report.history import snapshot_json_chunks, snapshot_text  # noqa: PLC0415
 
     store = open_table(table, storage, invocation, catalog)
-    window = None
+    window = listing = None
     if at is not None:
         if version is not None:
             raise UsageError("give --version or --at, not both")
         at_version = version_at(store, at)
         version, window = at_version.to_version, at_version.window_dict()
+        listing = at_version.listing
     chosen = chosen_engine(store, engine) or PolarsEngine(store, with_stats=False)
     with ProgressBar("reading the log", quiet=invocation.quiet) as progress:
         if not engine.uses_spark:
             chosen = PolarsEngine(reporting(store, progress), with_stats=False)
-        loaded = load(store, version=version, mode="snapshot", engine=chosen)
+        loaded = load(store, version=version, mode="snapshot", engine=chosen, listing=listing)
     snap = loaded.replay.snapshot_at(version)
     if output_format is TableFormat.json and not redact and window is None:
         # the same text as emit_json(snapshot_document(...)), written in slices

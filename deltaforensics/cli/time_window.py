@@ -42,6 +42,10 @@ class ChosenVersions:
     from_version: int | None
     to_version: int | None
     window: Any = None  # a log.commit_times.VersionWindow
+    # the listing the window was placed on (a log.listing.LogListing): the analysis reads that
+    # same cut of the log instead of listing it again (a second listing of a long log costs
+    # as much as the first)
+    listing: Any = None
 
     @property
     def window_from(self) -> int | None:
@@ -72,11 +76,12 @@ def chosen_versions(
         until = None if window.until is None else parse_moment(window.until, "--until", now)
         if since is not None and until is not None and since > until:
             raise UsageError("--since must not be later than --until")
-        found = _window(store, since, until)
+        found, listing = _window(store, since, until)
         return ChosenVersions(
             from_version=found.first_version if since is not None else None,
             to_version=found.last_version if until is not None else None,
             window=found,
+            listing=listing,
         )
     if from_version is None and to_version is None and error_texts:
         return _around_errors(store, error_texts)
@@ -86,15 +91,19 @@ def chosen_versions(
 def version_at(store: Any, at: str, *, now_ms: int | None = None) -> ChosenVersions:
     """``snapshot --at``: the version active at that time, as Delta's ``TIMESTAMP AS OF``."""
     now = int(time.time() * 1000) if now_ms is None else now_ms
-    found = _window(store, None, parse_moment(at, "--at", now))
-    return ChosenVersions(from_version=None, to_version=found.last_version, window=found)
+    found, listing = _window(store, None, parse_moment(at, "--at", now))
+    return ChosenVersions(
+        from_version=None, to_version=found.last_version, window=found, listing=listing
+    )
 
 
-def _window(store: Any, since: int | None, until: int | None) -> Any:
+def _window(store: Any, since: int | None, until: int | None) -> tuple[Any, Any]:
+    """The window, and the listing it was placed on."""
     from deltaforensics.log.commit_times import window_versions  # noqa: PLC0415
     from deltaforensics.log.listing import list_log  # noqa: PLC0415
 
-    return window_versions(store, list_log(store), since_ms=since, until_ms=until)
+    listing = list_log(store)
+    return window_versions(store, listing, since_ms=since, until_ms=until), listing
 
 
 def _around_errors(store: Any, texts: Sequence[tuple[str, str]]) -> ChosenVersions:
@@ -111,10 +120,15 @@ def _around_errors(store: Any, texts: Sequence[tuple[str, str]]) -> ChosenVersio
     if not times:
         return ChosenVersions(from_version=None, to_version=None)
     try:
-        window = _window(store, min(times) - ERROR_LOOKBACK_MS, max(times) + ERROR_LOOKAHEAD_MS)
+        window, listing = _window(
+            store, min(times) - ERROR_LOOKBACK_MS, max(times) + ERROR_LOOKAHEAD_MS
+        )
     except TimeWindowError:  # no commit near the error's time: read the whole log as before
         return ChosenVersions(from_version=None, to_version=None)
     window = replace(window, narrowed_by="the --error text")
     return ChosenVersions(
-        from_version=window.first_version, to_version=window.last_version, window=window
+        from_version=window.first_version,
+        to_version=window.last_version,
+        window=window,
+        listing=listing,
     )

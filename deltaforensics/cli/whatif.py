@@ -106,6 +106,7 @@ def whatif(
         attempts=specs,
         recommendations=False,
         window_from=versions.window_from,
+        listing=versions.listing,
     )
     doc = redacted(
         whatif_document(analysis, Scenario.of(*changes), attempts=observed_attempts(analysis)),

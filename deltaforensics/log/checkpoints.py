@@ -116,37 +116,54 @@ def _read_parquet(name: str, data: bytes | str, version: int, *, with_stats: boo
     except (pa.ArrowException, OSError, ValueError) as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise LogCorruptError(name, f"unreadable parquet checkpoint: {reason}", version) from None
-    if not with_stats and "add" in table.column_names:
-        table = _drop_stats(table)
+    table = _drop_unwanted(table, with_stats)
     frame = pl.from_arrow(table)
     assert isinstance(frame, pl.DataFrame)
     return frame
 
 
-def _columns_to_read(schema: pa.Schema, present: list[str], with_stats: bool) -> list[str]:
-    """Top-level columns, but without ``add.stats``: leaving the column chunk unread saves
-    most of the time and memory of a large checkpoint (the stats are ~80% of its bytes)."""
-    import pyarrow as pa  # noqa: PLC0415
+# Fields of a checkpoint's add struct nothing reads: Delta-Spark writes the statistics and the
+# partition values a second time as typed structs (``delta.checkpoint.writeStatsAsStruct``);
+# the frames take both from the ``stats`` text and the ``partitionValues`` map.
+_NEVER_READ = frozenset({"stats_parsed", "partitionValues_parsed"})
 
+
+def _columns_to_read(schema: pa.Schema, present: list[str], with_stats: bool) -> list[str]:
+    """Top-level columns, but without the add fields no frame uses (and without ``add.stats``
+    unless asked): leaving a column chunk unread saves its decoding and its memory (the
+    statistics are ~80% of a large checkpoint's bytes)."""
     add = schema.field("add").type if "add" in present else None
-    if with_stats or not isinstance(add, pa.StructType):
-        return present
-    children = [add.field(i).name for i in range(add.num_fields)]
-    kept = [f"add.{c}" for c in children if c not in ("stats", "stats_parsed")]
+    children = _add_fields(add)
+    kept = [c for c in children if c not in _unwanted(with_stats)]
     if not kept or len(kept) == len(children):
         return present
-    return [c for c in present if c != "add"] + kept
+    return [c for c in present if c != "add"] + [f"add.{c}" for c in kept]
 
 
-def _drop_stats(table: pa.Table) -> pa.Table:
+def _unwanted(with_stats: bool) -> frozenset[str]:
+    return _NEVER_READ if with_stats else _NEVER_READ | {"stats"}
+
+
+def _add_fields(add: pa.DataType | None) -> list[str]:
     import pyarrow as pa  # noqa: PLC0415
 
+    if not isinstance(add, pa.StructType):
+        return []
+    return [add.field(i).name for i in range(add.num_fields)]
+
+
+def _drop_unwanted(table: pa.Table, with_stats: bool) -> pa.Table:
+    """``table`` without the add fields :func:`_columns_to_read` leaves out; read from bytes,
+    the whole struct was decoded."""
+    import pyarrow as pa  # noqa: PLC0415
+
+    if "add" not in table.column_names:
+        return table
+    unwanted = _unwanted(with_stats)
+    if not unwanted.intersection(_add_fields(table.schema.field("add").type)):
+        return table
     add = table.column("add").combine_chunks()
-    keep = [
-        i
-        for i in range(add.type.num_fields)
-        if add.type.field(i).name not in ("stats", "stats_parsed")
-    ]
+    keep = [i for i in range(add.type.num_fields) if add.type.field(i).name not in unwanted]
     fields = [add.type.field(i) for i in keep]
     arrays = [add.field(i) for i in keep]
     slim = pa.StructArray.from_arrays(arrays, fields=fields, mask=add.is_null())

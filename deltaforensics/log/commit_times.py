@@ -263,10 +263,18 @@ def _clock(
 def _modification_times(
     store: LogStore, listing: LogListing, versions: Sequence[int], stamps: _Stamps
 ) -> tuple[list[int], str | None]:
-    """Each commit file's modification time, or why they cannot be trusted."""
+    """Each commit file's modification time, or why they cannot be trusted.
+
+    The listing's own times when it has one for every commit (the stat that gave the sizes
+    gave them too); else the store's, from a listing of their own. A store that reports no
+    times has none, whatever its listing held."""
     reader = getattr(store, "modification_times", None)
-    found: dict[str, int] = reader() if callable(reader) else {}
     names = [listing.commits[v] for v in versions]
+    found: dict[str, int] = listing.modified
+    if not callable(reader):
+        found = {}
+    elif not all(n in found for n in names):
+        found = reader()
     if not all(n in found for n in names):
         return [], "the storage does not report them"
     times = [found[n] for n in names]

@@ -57,6 +57,7 @@ class LogListing:
     staged_commits: tuple[LogPath, ...] = ()
     junk: tuple[str, ...] = ()
     sizes: dict[str, int | None] = field(default_factory=dict)
+    modified: dict[str, int] = field(default_factory=dict)  # ms, where the listing says
 
     @property
     def commit_versions(self) -> list[int]:
@@ -89,8 +90,11 @@ def list_log(store: LogStore) -> LogListing:
     junk: list[str] = []
     has_last_checkpoint = False
     sizes: dict[str, int | None] = {}
+    modified: dict[str, int] = {}
     for f in files:
         sizes[f.name] = f.size
+        if f.modified_ms is not None:
+            modified[f.name] = f.modified_ms
         if _is_plain_commit(f.name):  # nearly every name: skip the regular expressions
             commits[int(f.name[:20])] = f.name
             continue
@@ -146,6 +150,7 @@ def list_log(store: LogStore) -> LogListing:
         staged_commits=tuple(sorted(staged, key=lambda p: (p.version, p.uuid or ""))),
         junk=tuple(sorted(junk)),
         sizes=sizes,
+        modified=modified,
     )
 
 

@@ -31,6 +31,9 @@ T = TypeVar("T")
 class StoredFile:
     name: str  # relative to _delta_log, "/"-separated
     size: int | None = None
+    # last-modified time in ms when the listing reports it: the same stat as the size, so a
+    # time window need not list the log a second time (:mod:`deltaforensics.log.commit_times`)
+    modified_ms: int | None = None
 
 
 class LogStore(Protocol):
@@ -148,7 +151,7 @@ class FsspecLogStore:
                 else:
                     out.append(StoredFile(name + "/", None))
                 continue
-            out.append(StoredFile(name, entry.get("size")))
+            out.append(StoredFile(name, entry.get("size"), _modified_ms(entry)))
         return out
 
     def _list_local(self, base: str) -> list[StoredFile] | None:
@@ -164,7 +167,8 @@ class FsspecLogStore:
                         else:
                             out.append(StoredFile(entry.name + "/", None))
                         continue
-                    out.append(StoredFile(entry.name, entry.stat().st_size))
+                    stat = entry.stat()
+                    out.append(StoredFile(entry.name, stat.st_size, stat.st_mtime_ns // 1_000_000))
         except OSError:
             return None
         return out
@@ -183,7 +187,8 @@ class FsspecLogStore:
     def modification_times(self) -> dict[str, int]:
         """Each ``_delta_log`` file's last-modified time in ms, from one more listing: Delta's
         commit timestamp when in-commit timestamps are off (``DeltaHistoryManager``); read only
-        for ``--since``/``--until`` (:mod:`deltaforensics.log.commit_times`)."""
+        for ``--since``/``--until`` (:mod:`deltaforensics.log.commit_times`), and only when the
+        listing they were placed on lacks a commit's time (``StoredFile.modified_ms``)."""
         base = self.log_path
         if self._local:
             try:
@@ -194,11 +199,9 @@ class FsspecLogStore:
         entries = self._call("listing _delta_log", lambda: self.fs.ls(base, detail=True))
         out: dict[str, int] = {}
         for entry in entries:
-            stamp = entry.get("last_modified", entry.get("mtime"))
-            if hasattr(stamp, "timestamp"):
-                stamp = stamp.timestamp()
-            if isinstance(stamp, int | float) and entry.get("type") != "directory":
-                out[_relative(entry["name"], base)] = int(stamp * 1000)
+            stamp = _modified_ms(entry)
+            if stamp is not None and entry.get("type") != "directory":
+                out[_relative(entry["name"], base)] = stamp
         return out
 
     def _exists(self, path: str) -> bool:
@@ -334,6 +337,15 @@ def _transient(exc: OSError) -> bool:
             "too many requests",
         )
     )
+
+
+def _modified_ms(entry: Mapping[str, Any]) -> int | None:
+    """An fsspec listing entry's last-modified time in ms (object stores say
+    ``last_modified``, a datetime; local and others ``mtime``, seconds)."""
+    stamp = entry.get("last_modified", entry.get("mtime"))
+    if hasattr(stamp, "timestamp"):
+        stamp = stamp.timestamp()
+    return int(stamp * 1000) if isinstance(stamp, int | float) else None
 
 
 class StoreWrapper:

@@ -19,7 +19,7 @@ from deltaforensics.errors import LogCorruptError, VersionNotFoundError
 from deltaforensics.model.actions import Metadata, Protocol
 from deltaforensics.model.schemas import ActionFrames
 from deltaforensics.replay.commits import commit_table
-from deltaforensics.replay.lifecycle import build_lifecycle, live_at_end
+from deltaforensics.replay.lifecycle import build_lifecycle, live_at_end, live_count_at_end
 from deltaforensics.snapshot import Snapshot
 
 _Action = TypeVar("_Action", Metadata, Protocol)
@@ -214,6 +214,17 @@ class Replay:
             if live is not None:
                 return live
         return self.live_files(version)
+
+    def num_files_at(self, version: int) -> int:
+        """``snapshot_at(version).num_files``; at the last version, before anything has built
+        the live files, counted without ordering them (:func:`live_count_at_end`)."""
+        self._check(version)
+        built = "_live_at_end" in self.__dict__ or "lifecycle" in self.__dict__
+        if version == self.end_version and not built:
+            count = live_count_at_end(self.frames.files)
+            if count is not None:
+                return count
+        return self._live_sorted(version).height
 
     @cached_property
     def _live_at_end(self) -> pl.DataFrame | None:

@@ -62,6 +62,40 @@ def live_at_end(files: pl.DataFrame) -> pl.DataFrame | None:
     Returns ``None`` — use the lifecycle — when that shortcut would not be exact: a key repeated
     inside the checkpoint, a null key, or checkpoint rows that do not all precede the commits.
     """
+    parts = _end_candidates(files)
+    if parts is None:
+        return None
+    candidates = pl.concat(parts, how="vertical").sort(*KEY)
+    if candidates.select(_same_key_as_next().any()).item():
+        return None
+    return _lifecycle_rows(
+        files,
+        candidates.filter(pl.col("action") == "add")["_i"],
+        pl.lit(None, dtype=files.schema["version"]),
+        pl.lit(None, dtype=files.schema["action"]),
+    )
+
+
+def live_count_at_end(files: pl.DataFrame) -> int | None:
+    """``live_at_end(files).height``, without sorting or gathering the live rows: a report
+    that only counts the files of a large checkpoint need not order 400,000 paths.
+
+    The two parts of :func:`live_at_end`'s candidates never share a key (the checkpoint's are
+    the keys no commit touches, the commits' one row per key), so a key repeats among them
+    exactly when it repeats among the untouched checkpoint rows; ``None`` then, as there."""
+    parts = _end_candidates(files)
+    if parts is None:
+        return None
+    untouched, commit_adds = parts
+    if untouched.select(pl.struct(*KEY).is_duplicated().any()).item():
+        return None
+    return int(untouched.select((pl.col("action") == "add").sum()).item()) + commit_adds.height
+
+
+def _end_candidates(files: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame] | None:
+    """The rows that may be live at the last version (``_i``, key, ``action``): checkpoint
+    rows whose key no commit touches, and the commit adds that are the last action of their
+    key; ``None`` for a null key or checkpoint rows that do not all precede the commits."""
     keys = files.select(*KEY, "version", "seq", "action", "source").with_row_index("_i")
     if any(keys[k].null_count() for k in KEY):
         return None
@@ -71,17 +105,7 @@ def live_at_end(files: pl.DataFrame) -> pl.DataFrame | None:
     if not _checkpoint_precedes(checkpoint, commits):
         return None
     untouched = checkpoint.join(commits.select(*KEY).unique(), on=list(KEY), how="anti")
-    candidates = pl.concat(
-        [untouched.select("_i", *KEY, "action"), _live_commit_adds(commits)], how="vertical"
-    ).sort(*KEY)
-    if candidates.select(_same_key_as_next().any()).item():
-        return None
-    return _lifecycle_rows(
-        files,
-        candidates.filter(pl.col("action") == "add")["_i"],
-        pl.lit(None, dtype=files.schema["version"]),
-        pl.lit(None, dtype=files.schema["action"]),
-    )
+    return untouched.select("_i", *KEY, "action"), _live_commit_adds(commits)
 
 
 def _same_key_as_next() -> pl.Expr:

@@ -4,6 +4,7 @@ commit files carry the modification times each test sets (os.utime)."""
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -139,6 +140,34 @@ def test_a_window_at_the_end_of_a_long_log_reads_a_few_commits(tmp_path: Path) -
     w = window_versions(store, list_log(store), since_ms=ict.time_of(690), until_ms=None)
     assert w.first_version == 690
     assert len(store.reads) <= 2 * 12, len(store.reads)  # binary searches over 700 versions
+
+
+class TimesCountingStore(CountingStore):
+    """Counts the store's own listings of modification times (a real store underneath)."""
+
+    def __init__(self, inner: FsspecLogStore) -> None:
+        super().__init__(inner)
+        self.time_listings = 0
+
+    def modification_times(self) -> dict[str, int]:
+        self.time_listings += 1
+        return super().modification_times()
+
+
+def test_a_window_takes_the_commits_times_from_the_listing_not_a_second_one(
+    tmp_path: Path,
+) -> None:
+    b = _table(tmp_path, 6)
+    _set_mtimes(b.path, {v: b.time_of(v) + 2000 for v in range(6)})
+    store = TimesCountingStore(FsspecLogStore.from_uri(str(b.path)))
+    listing = list_log(store)
+    assert listing.modified[f"{3:020d}.json"] == b.time_of(3) + 2000
+    w = window_versions(store, listing, since_ms=b.time_of(2) + 2001, until_ms=None)
+    assert (w.first_version, w.clock, store.time_listings) == (3, Clock.MODIFICATION, 0)
+    # a listing without the times (another store's) still asks the store for them
+    bare = replace(listing, modified={})
+    w = window_versions(store, bare, since_ms=b.time_of(2) + 2001, until_ms=None)
+    assert (w.first_version, w.clock, store.time_listings) == (3, Clock.MODIFICATION, 1)
 
 
 def test_windows_outside_the_retained_log_name_the_edge(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from deltaforensics.conflicts.checker import Fragility, Verdict
 from deltaforensics.evidence.anomalies import Anomaly
 from deltaforensics.evidence.winners import ErrorConflict
 from deltaforensics.model.anomaly_codes import COMMIT_GAP
+from deltaforensics.model.clustering import clustering_columns
 from deltaforensics.model.diagnostics import Diagnostic
 from deltaforensics.model.gaps import Range
 from deltaforensics.model.words import plural
@@ -53,18 +54,20 @@ class Table(Entry):
     @classmethod
     def from_analysis(cls, analysis: ConflictAnalysis) -> Table:
         rep = analysis.loaded.replay
-        snap = rep.snapshot_at(rep.end_version)
+        # the latest snapshot's facts without its file list: only the files' count is shown,
+        # and ordering a large checkpoint's files would cost more than the rest of the report
+        protocol, metadata = rep.protocol_at(rep.end_version), rep.metadata_at(rep.end_version)
         return cls(
             uri=rep.uri,
             first_version=rep.first_version,
             latest_version=rep.end_version,
-            partition_columns=tuple(snap.metadata.partition_columns),
-            clustering_columns=tuple(snap.clustering_columns),
+            partition_columns=tuple(metadata.partition_columns),
+            clustering_columns=clustering_columns(rep.domains_at(rep.end_version), metadata),
             isolation_level=analysis.table_isolation(),
-            features=tuple(snap.protocol.features),
+            features=tuple(protocol.features),
             engines_seen=tuple(sorted({t.profile.engine for t in analysis.transactions})),
             num_commits=len(analysis.transactions),
-            num_files=snap.num_files,
+            num_files=rep.num_files_at(rep.end_version),
         )
 
 
