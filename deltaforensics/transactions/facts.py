@@ -157,7 +157,7 @@ def _read_version(history: CommitHistory) -> pl.Expr:
 
 def _row(**values: Any) -> CommitRow:
     """A commit row holding only ``values`` (the functions given one read no other field)."""
-    blank = dict.fromkeys(CommitRow._fields)
+    blank: dict[str, Any] = dict.fromkeys(CommitRow._fields)
     blank.update(has_commit_info=False, version=0)
     blank.update(values)
     return CommitRow(**blank)
