@@ -41,6 +41,7 @@ if TYPE_CHECKING:  # imported where used: loading a log needs neither
     from deltaforensics.attempts.specs import AttemptSpec
     from deltaforensics.conflicts.checker import Verdict
     from deltaforensics.evidence.winners import ErrorConflict
+    from deltaforensics.transactions import CommitFacts, CommittedTransactions
 
 
 def open_store(uri: str, storage_options: Mapping[str, str] | None = None) -> LogStore:
@@ -211,7 +212,7 @@ class ConflictAnalysis:
     ``attempt_verdicts`` what the checker decides of each ``--attempt``."""
 
     loaded: LoadedLog
-    transactions: tuple[Any, ...]
+    transactions: CommittedTransactions
     races: tuple[Any, ...]
     diagnostics: tuple[Diagnostic, ...]
     anomalies: tuple[Any, ...] = ()
@@ -229,13 +230,12 @@ class ConflictAnalysis:
         prop = rep.metadata_at(rep.end_version).configuration.get("delta.isolationLevel")
         if prop:
             return TableIsolation(value=prop, source="table property delta.isolationLevel")
-        recorded = Counter(
-            t.isolation.value for t in self.transactions if t.isolation_source == RECORDED
-        )
+        facts = self.transactions.facts
+        recorded = Counter(facts.frame.get_column("recorded_isolation").drop_nulls().to_list())
         if recorded:
             value = recorded.most_common(1)[0][0]
             return TableIsolation(value=value, source=f"most frequent {RECORDED}")
-        defaults = {t.profile.default_isolation for t in self.transactions}
+        defaults = {p.default_isolation for p in facts.profiles_seen()}
         value = defaults.pop().value if len(defaults) == 1 else "Serializable"
         return TableIsolation(value=value, source="engine default (no property, nothing recorded)")
 
@@ -300,14 +300,10 @@ def analyze_loaded(
 
     profile = profile_by_name(profile_name) if profile_name else None
     txns = reconstruct_transactions(loaded.replay, profile=profile)
-    if from_version is not None:
-        txns_in_range = [t for t in txns if t.version is not None and t.version >= from_version]
-    else:
-        txns_in_range = txns
-    in_range = {t.version for t in txns_in_range}
-    races = [r for r in find_races(txns, loaded.replay, profile=profile) if r.version in in_range]
-    diags = [*loaded.diagnostics, *_history_diagnostics(txns_in_range, races)]
     lo = from_version if from_version is not None else -1
+    facts_in_range = txns.facts.frame.filter(pl.col("version") >= lo)
+    races = [r for r in find_races(txns, loaded.replay, profile=profile) if r.version >= lo]
+    diags = [*loaded.diagnostics, *_history_diagnostics(txns.facts, facts_in_range, races)]
     anomalies = [
         a
         for a in find_anomalies(txns, loaded.replay, loaded.listing.commit_versions)
@@ -316,7 +312,7 @@ def analyze_loaded(
     evidence_found, error_conflicts = _error_evidence(error_texts, txns, loaded.replay, diags)
     result = ConflictAnalysis(
         loaded=loaded,
-        transactions=tuple(txns),
+        transactions=txns,
         races=tuple(races),
         diagnostics=tuple(diags),
         anomalies=tuple(anomalies),
@@ -338,15 +334,22 @@ def analyze_loaded(
     )
 
 
-def _history_diagnostics(txns: Sequence[Any], races: Sequence[Any]) -> Iterator[Diagnostic]:
+def _history_diagnostics(
+    facts: CommitFacts, in_range: pl.DataFrame, races: Sequence[Any]
+) -> Iterator[Diagnostic]:
     """W303 for a commit claiming to have read itself or later; W401 where the replayed checker
     disagrees with the log; W302 for winners the log no longer holds; W402 per writer release
-    newer than every release the model was measured against."""
-    yield from _unreleased_writers(txns)
-    for t in txns:
-        if t.read_version is not None and t.version is not None and t.read_version >= t.version:
-            message = f"readVersion {t.read_version} is not before the commit's version"
-            yield warning(READ_VERSION_NOT_BEFORE_VERSION, message, t.version)
+    newer than every release the model was measured against (``in_range``: the rows of
+    ``facts`` reported on)."""
+    yield from _unreleased_writers(facts, in_range)
+    rv = pl.col("read_version")
+    for version, read_version in (
+        in_range.filter(rv.is_not_null() & (rv >= pl.col("version")))
+        .select("version", "read_version")
+        .iter_rows()
+    ):
+        message = f"readVersion {read_version} is not before the commit's version"
+        yield warning(READ_VERSION_NOT_BEFORE_VERSION, message, version)
     for r in races:
         v = r.verdict
         if v.outcome != "commits":
@@ -364,11 +367,12 @@ def _history_diagnostics(txns: Sequence[Any], races: Sequence[Any]) -> Iterator[
             yield info(READ_VERSION_UNKNOWN, message, r.version)
 
 
-def _unreleased_writers(txns: Sequence[Any]) -> Iterator[Diagnostic]:
+def _unreleased_writers(facts: CommitFacts, in_range: pl.DataFrame) -> Iterator[Diagnostic]:
+    unreleased = [i for i, p in enumerate(facts.profiles) if p.unreleased_behaviour]
     by_profile: dict[str, list[int]] = {}
-    for t in txns:
-        if t.profile.unreleased_behaviour and t.version is not None:
-            by_profile.setdefault(t.profile.name, []).append(t.version)
+    rows = in_range.filter(pl.col("profile").is_in(unreleased)).select("version", "profile")
+    for version, index in rows.iter_rows():
+        by_profile.setdefault(facts.profile_of(index).name, []).append(version)
     for name, versions in sorted(by_profile.items()):
         written = runs(versions)
         message = (
@@ -380,10 +384,10 @@ def _unreleased_writers(txns: Sequence[Any]) -> Iterator[Diagnostic]:
 
 def observed_attempts(analysis: ConflictAnalysis) -> list[tuple[Any, tuple[Any, ...], str]]:
     """Attempts as (loser, winners, outcome) for the what-if evaluation."""
-    by_version = {t.version: t for t in analysis.transactions if t.version is not None}
+    txns = analysis.transactions
     out = []
     for verdict in analysis.attempt_verdicts:
-        winners = tuple(by_version[v] for v in verdict.winners if v in by_version)
+        winners = tuple(txns.at(v) for v in verdict.winners if txns.has(v))
         out.append((verdict.loser, winners, verdict.outcome))
     return out
 

@@ -188,7 +188,7 @@ def explain(
     report = _viewed(ExplainReport, ExplainDocument.from_analysis(analysis))
     if not redact:
         return report
-    infos = (t.commit_info for t in analysis.transactions)
+    infos = analysis.transactions.commit_infos()
     return ExplainReport.from_dict(_redacted(report.to_dict(), infos))
 
 
@@ -273,7 +273,7 @@ def whatif(
     )
     doc = whatif_document(analysis, Scenario.of(*changes), attempts=observed_attempts(analysis))
     if redact:
-        doc = _redacted(doc, (t.commit_info for t in analysis.transactions))
+        doc = _redacted(doc, analysis.transactions.commit_infos())
     return WhatIfReport.from_dict(doc)
 
 

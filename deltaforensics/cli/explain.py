@@ -120,9 +120,7 @@ def explain(
             window_from=versions.window_from,
             listing=versions.listing,
         )
-    doc = redacted(
-        explain_document(analysis), redact, (t.commit_info for t in analysis.transactions)
-    )
+    doc = redacted(explain_document(analysis), redact, analysis.transactions.commit_infos())
     if versions.window is not None:
         doc["time_window"] = versions.window_dict()
     doc["diagnostics"] = [*doc["diagnostics"], *catalog_diagnostics(invocation)]

@@ -111,7 +111,7 @@ def whatif(
     doc = redacted(
         whatif_document(analysis, Scenario.of(*changes), attempts=observed_attempts(analysis)),
         redact,
-        (t.commit_info for t in analysis.transactions),
+        analysis.transactions.commit_infos(),
     )
     if versions.window is not None:
         doc["time_window"] = versions.window_dict()

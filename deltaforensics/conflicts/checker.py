@@ -23,7 +23,7 @@ from deltaforensics.model.ids import IsolationLevel
 from deltaforensics.predicates.ir import TRUE
 from deltaforensics.profiles import Profile
 from deltaforensics.replay import Replay
-from deltaforensics.transactions import Transaction
+from deltaforensics.transactions import CommittedTransactions, Transaction
 
 COMMITS = "commits"
 
@@ -160,19 +160,20 @@ class Race:
 
 
 def find_races(
-    transactions: Sequence[Transaction], history: Replay, *, profile: Profile | None = None
+    transactions: CommittedTransactions, history: Replay, *, profile: Profile | None = None
 ) -> list[Race]:
-    by_version = {t.version: t for t in transactions if t.version is not None}
+    """Every commit rebased over commits it did not read, checked against them.
+
+    The candidates come from the history's columns (:meth:`CommitFacts.raced`); transactions
+    are made only for them and their winners."""
     # winners from the versions present, never by counting from readVersion to the version: a
     # commit at 2^63-1 that read version 0 would count for ever (issue #19)
-    present = sorted(by_version)
+    present = transactions.versions
     races: list[Race] = []
-    for t in transactions:
-        v, rv = t.version, t.read_version
-        if v is None or rv is None or rv < -1 or rv >= v - 1:  # -1: a create that lost the v0 race
-            continue
+    for v, rv in transactions.facts.raced().select("version", "read_version").iter_rows():
+        t = transactions.at(v)
         between = present[bisect_right(present, rv) : bisect_left(present, v)]
-        winners = [by_version[w] for w in between]
+        winners = [transactions.at(w) for w in between]
         missing = tuple(missing_ranges(between, rv + 1, v - 1))
         prof = profile or t.profile
         verdict = check(t, winners, profile=prof, history=history)

@@ -28,7 +28,9 @@ from deltaforensics.model.gaps import count, describe, missing_ranges
 from deltaforensics.model.words import plural
 from deltaforensics.profiles import Check, parse_isolation
 from deltaforensics.replay import Replay
-from deltaforensics.transactions import Transaction
+from deltaforensics.transactions import CommittedTransactions, Transaction
+from deltaforensics.transactions.decode import json_or_none, parameters_of
+from deltaforensics.transactions.facts import by_distinct
 
 FORGEABLE = (
     "readVersion",
@@ -76,8 +78,11 @@ class Anomaly:
 
 
 def find_anomalies(
-    txns: Sequence[Transaction], rep: Replay, listed_versions: Sequence[int] | None = None
+    txns: CommittedTransactions, rep: Replay, listed_versions: Sequence[int] | None = None
 ) -> list[Anomaly]:
+    """Every anomaly of the history. Each detector asks the history's columns
+    (:attr:`CommittedTransactions.facts`) which commits to look at, and reads the transactions
+    of those only."""
     out: list[Anomaly] = []
     out += duplicate_removes(rep, txns)
     out += lost_overwrites(txns, rep)
@@ -93,7 +98,7 @@ def find_anomalies(
     return sorted(out, key=lambda a: (a.versions[:1] or (-1,), a.code))
 
 
-def duplicate_removes(rep: Replay, txns: Sequence[Transaction] = ()) -> list[Anomaly]:
+def duplicate_removes(rep: Replay, txns: CommittedTransactions) -> list[Anomaly]:
     removes = rep.frames.files.filter(
         (pl.col("action") == "remove") & (pl.col("source") == "commit")
     )
@@ -107,9 +112,8 @@ def duplicate_removes(rep: Replay, txns: Sequence[Transaction] = ()) -> list[Ano
     by_versions: dict[tuple[int, ...], list[str]] = {}
     for path, versions in dup.select("path", "versions").iter_rows():
         by_versions.setdefault(tuple(versions), []).append(path)
-    by_version = {t.version: t for t in txns if t.version is not None}
     for versions, paths in sorted(by_versions.items()):
-        later = by_version.get(versions[-1])
+        later = txns.at(versions[-1]) if txns.has(versions[-1]) else None
         again = removes.filter((pl.col("version") == versions[-1]) & pl.col("path").is_in(paths))
         out.append(
             Anomaly.of(
@@ -146,16 +150,14 @@ def _why_removed_twice(later: Transaction | None, *, compaction: bool) -> str:
     )
 
 
-def lost_overwrites(txns: Sequence[Transaction], rep: Replay) -> list[Anomaly]:
+def lost_overwrites(txns: CommittedTransactions, rep: Replay) -> list[Anomaly]:
     out: list[Anomaly] = []
-    for t in txns:
-        if (
-            t.version is None
-            or t.operation != "WRITE"
-            or str(t.parameters.get("mode", "")).lower() != "overwrite"
-        ):
-            continue
-        if t.parameters.get("predicate") not in (None, "", "[]"):
+    writes = txns.facts.frame.filter(pl.col("operation") == "WRITE")
+    overwrites = writes.with_columns(
+        by_distinct(writes, ("operation_parameters",), _full_overwrite, pl.Boolean(), "overwrite")
+    ).filter("overwrite")
+    for t in (txns.at(v) for v in overwrites.get_column("version").to_list()):
+        if t.version is None:
             continue
         survivors = rep.live_files(t.version).filter(pl.col("added_version") < t.version)
         if survivors.is_empty():
@@ -172,62 +174,86 @@ def lost_overwrites(txns: Sequence[Transaction], rep: Replay) -> list[Anomaly]:
     return out
 
 
-def impossible_read_versions(txns: Sequence[Transaction]) -> list[Anomaly]:
+def _full_overwrite(params_text: str | None) -> bool:
+    """Whether a WRITE's ``operationParameters`` say it overwrote the whole table: mode
+    overwrite and no predicate (as its transaction's ``parameters`` have them)."""
+    params = parameters_of(json_or_none(params_text))
+    return str(params.get("mode", "")).lower() == "overwrite" and params.get("predicate") in (
+        None,
+        "",
+        "[]",
+    )
+
+
+def impossible_read_versions(txns: CommittedTransactions) -> list[Anomaly]:
+    rv, v = pl.col("read_version"), pl.col("version")
+    found = txns.facts.frame.filter(rv.is_not_null() & (rv >= v))
     return [
         Anomaly.of(
             READ_VERSION_NOT_BEFORE_VERSION,
-            versions=(t.version,),
+            versions=(version,),
             files=(),
-            reason=f"v{t.version} records readVersion {t.read_version}: a transaction cannot read its own "
+            reason=f"v{version} records readVersion {read_version}: a transaction cannot read its own "
             "or a later version; the field was set by a caller or is corrupt",
         )
-        for t in txns
-        if t.version is not None and t.read_version is not None and t.read_version >= t.version
+        for version, read_version in found.select("version", "read_version").iter_rows()
     ]
 
 
-def metadata_changes_during_races(txns: Sequence[Transaction]) -> list[Anomaly]:
+def metadata_changes_during_races(txns: CommittedTransactions) -> list[Anomaly]:
     out: list[Anomaly] = []
+    facts = txns.facts.frame
     # metadata changes are few; scanning every commit per race was O(races x commits)
-    changes = [w for w in txns if w.version is not None and w.changes_metadata]
-    for t in txns:
-        raced = _versions_raced(t)
-        if raced is None:
-            continue
-        changed = [w for w in changes if w.version is not None and w.version in raced]
+    changes = facts.filter("changes_metadata").select("version", "operation").rows()
+    if not changes:
+        return out
+    for version, read_version in txns.facts.raced().select("version", "read_version").iter_rows():
+        raced = range(read_version + 1, version)
+        changed = [(w, op) for w, op in changes if w in raced]
         if changed:
             out.append(
-                _rebased_over(
+                Anomaly.of(
                     METADATA_CHANGE_DURING_RACE,
-                    raced.stop,
-                    changed,
-                    reason=f"v{t.version} was rebased over metadata change(s) "
-                    f"{', '.join(f'v{w.version} ({w.operation})' for w in changed)}; concurrent writers fail "
+                    versions=(version, *(w for w, _ in changed)),
+                    files=(),
+                    reason=f"v{version} was rebased over metadata change(s) "
+                    f"{', '.join(f'v{w} ({op})' for w, op in changed)}; concurrent writers fail "
                     "with MetadataChangedException unless the change is allow-listed",
                 )
             )
     return out
 
 
-def unmarked_appends_vs_spark(txns: Sequence[Transaction]) -> list[Anomaly]:
+def unmarked_appends_vs_spark(txns: CommittedTransactions) -> list[Anomaly]:
     out: list[Anomaly] = []
-    by_version = {t.version: t for t in txns if t.version is not None}
-    present = sorted(by_version)  # the raced versions the log holds: never count up a gap
-    for t in txns:
-        if not t.profile.counts_unmarked_appends_as_changed_data or t.blind:
+    facts = txns.facts
+    present = txns.versions  # the raced versions the log holds: never count up a gap
+    spark = [i for i, p in enumerate(facts.profiles) if p.counts_unmarked_appends_as_changed_data]
+    unmarked_by = [i for i, p in enumerate(facts.profiles) if not p.marks_blind_appends]
+    if not spark or not unmarked_by:
+        return out
+    readers = facts.raced().filter(pl.col("profile").is_in(spark))
+    # appends without isBlindAppend=true by a writer that does not mark them
+    appends = set(
+        facts.frame.filter(
+            pl.col("profile").is_in(unmarked_by)
+            & (pl.col("num_added_files") > 0)
+            & (pl.col("num_removed_files") == 0)
+            & pl.col("is_blind_append").ne_missing(True)
+        )
+        .get_column("version")
+        .to_list()
+    )
+    for version, read_version in readers.select("version", "read_version").iter_rows():
+        held = present[bisect_left(present, read_version + 1) : bisect_left(present, version)]
+        candidates = [v for v in held if v in appends]
+        if not candidates:
             continue
-        raced = _versions_raced(t)
-        if raced is None:
+        t = txns.at(version)
+        if t.blind:
             continue
-        held = present[bisect_left(present, raced.start) : bisect_left(present, raced.stop)]
-        unmarked = [
-            w
-            for w in (by_version[v] for v in held)
-            if not w.profile.marks_blind_appends
-            and w.added.height
-            and not w.removed.height
-            and w.is_blind_append is not True
-        ]
+        raced = range(read_version + 1, version)
+        unmarked = [txns.at(v) for v in candidates]
         if unmarked:
             out.append(
                 _rebased_over(
@@ -242,14 +268,6 @@ def unmarked_appends_vs_spark(txns: Sequence[Transaction]) -> list[Anomaly]:
     return out
 
 
-def _versions_raced(t: Transaction) -> range | None:
-    """The versions committed between ``t``'s read and its own commit; ``None`` when there are
-    none (or either is unknown). ``stop`` is ``t``'s version."""
-    if t.version is None or t.read_version is None or t.read_version >= t.version - 1:
-        return None
-    return range(t.read_version + 1, t.version)
-
-
 def _rebased_over(code: Code, version: int, over: Sequence[Transaction], *, reason: str) -> Anomaly:
     """An anomaly of the commit at ``version`` and the commits it was rebased over."""
     return Anomaly.of(
@@ -260,7 +278,7 @@ def _rebased_over(code: Code, version: int, over: Sequence[Transaction], *, reas
     )
 
 
-def ignored_isolation_levels(txns: Sequence[Transaction], rep: Replay) -> list[Anomaly]:
+def ignored_isolation_levels(txns: CommittedTransactions, rep: Replay) -> list[Anomaly]:
     out: list[Anomaly] = []
     if not any(
         rep.metadata_at(v).configuration.get("delta.isolationLevel") is not None
@@ -268,31 +286,32 @@ def ignored_isolation_levels(txns: Sequence[Transaction], rep: Replay) -> list[A
     ):
         return out  # no metaData action of the history sets one
     seen: set[tuple[str, str]] = set()
-    for t in txns:
-        if t.version is None:
+    facts = txns.facts
+    for version, index in facts.frame.select("version", "profile").iter_rows():
+        profile = facts.profile_of(index)
+        value = rep.metadata_at(version).configuration.get("delta.isolationLevel")
+        if value is None or (profile.engine, value) in seen:
             continue
-        value = rep.metadata_at(t.version).configuration.get("delta.isolationLevel")
-        if value is None or (t.profile.engine, value) in seen:
-            continue
-        if parse_isolation(value, t.profile) is None:
-            seen.add((t.profile.engine, value))
+        if parse_isolation(value, profile) is None:
+            seen.add((profile.engine, value))
             out.append(
                 Anomaly.of(
                     ISOLATION_LEVEL_IGNORED,
-                    versions=(t.version,),
+                    versions=(version,),
                     files=(),
-                    reason=f"delta.isolationLevel={value!r} is not a value {t.profile.engine} parses "
-                    f"(first writer affected: v{t.version}); it runs with its default "
-                    f"{t.profile.default_isolation.value} instead",
+                    reason=f"delta.isolationLevel={value!r} is not a value {profile.engine} parses "
+                    f"(first writer affected: v{version}); it runs with its default "
+                    f"{profile.default_isolation.value} instead",
                 )
             )
     return out
 
 
-def duplicate_app_ids(txns: Sequence[Transaction]) -> list[Anomaly]:
+def duplicate_app_ids(txns: CommittedTransactions) -> list[Anomaly]:
     out: list[Anomaly] = []
     writers: dict[str, dict[str, list[int]]] = {}
-    for t in txns:
+    with_app_ids = txns.facts.frame.filter("has_app_ids").get_column("version").to_list()
+    for t in (txns.at(v) for v in with_app_ids):
         if t.version is None or not t.app_ids:
             continue
         who = t.writer
@@ -333,20 +352,29 @@ _PROVENANCE_KEYS = frozenset(
 )
 
 
-def forgeable_provenance(txns: Sequence[Transaction]) -> list[Anomaly]:
+def forgeable_provenance(txns: CommittedTransactions) -> list[Anomaly]:
+    facts = txns.facts
+    from_user = [i for i, p in enumerate(facts.profiles) if p.commit_info_from_user]
+    if not from_user:
+        return []
+    # a commitInfo naming none of the keys cannot hold one: only the others are decoded, as
+    # their transactions' ``commit_info`` is (a key's letters can be escaped only as \uXXXX)
+    text = pl.col("commit_info").fill_null("")
+    maybe = facts.frame.filter(
+        pl.col("profile").is_in(from_user)
+        & (text.str.contains_any(sorted(_PROVENANCE_KEYS)) | text.str.contains("\\u", literal=True))
+    )
     flagged = [
-        t
-        for t in txns
-        if t.version is not None
-        and t.profile.commit_info_from_user
-        and not _PROVENANCE_KEYS.isdisjoint(t.commit_info)
+        v
+        for v, info in maybe.select("version", "commit_info").iter_rows()
+        if not _PROVENANCE_KEYS.isdisjoint(json_or_none(info) or {})
     ]
     if not flagged:
         return []
     return [
         Anomaly.of(
             FORGEABLE_PROVENANCE,
-            versions=tuple(t.version for t in flagged if t.version is not None)[:50],
+            versions=tuple(flagged)[:50],
             files=(),
             reason="delta-rs writes caller-supplied custom metadata at the top level of commitInfo, so "
             f"{', '.join(FORGEABLE)} in these commits are whatever the caller said: low confidence",

@@ -3,7 +3,8 @@
 - :mod:`.record`: the :class:`Transaction`; :mod:`.parts`: its parts (:class:`Read`,
   :class:`TableAtRead`, :class:`Writes`, :class:`Provenance`); :mod:`.flat_names`: the flat names callers read it by;
 - :mod:`.builder`: the one place transactions are made, for committed commits and attempted
-  statements alike;
+  statements alike; :mod:`.committed`: a history's transactions, made when asked for, and
+  :mod:`.facts`: the same history as columns, for questions about every commit;
 - the semantics it uses: :mod:`.commits` (the commit table's rows, read versions),
   :mod:`.isolation`, :mod:`.reads` (read predicates), :mod:`.metadata_change`,
   :mod:`.operations`;
@@ -11,10 +12,9 @@
   per-history lookups);
 """
 
-from deltaforensics.transactions.builder import (
-    attempted_transaction,
-    reconstruct_transactions,
-)
+from deltaforensics.transactions.builder import attempted_transaction
+from deltaforensics.transactions.committed import CommittedTransactions, reconstruct_transactions
+from deltaforensics.transactions.facts import CommitFacts
 from deltaforensics.transactions.flat_names import FLAT_NAMES
 from deltaforensics.transactions.isolation import effective_isolation
 from deltaforensics.transactions.operations import (
@@ -38,6 +38,8 @@ __all__ = [
     "COMMIT_LARGE_OPERATIONS",
     "FLAT_NAMES",
     "WHOLE_TABLE_OPERATIONS",
+    "CommitFacts",
+    "CommittedTransactions",
     "MetadataChange",
     "Provenance",
     "Read",

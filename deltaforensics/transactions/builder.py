@@ -1,5 +1,5 @@
-"""The one place a :class:`Transaction` is made from its parts: for every commit of a replayed
-history (:func:`reconstruct_transactions`) and for a statement the user says they attempted
+"""The one place a :class:`Transaction` is made from its parts: for a commit of a replayed
+history (:func:`committed_transaction`, asked by :mod:`.committed`) and for a statement the user says they attempted
 (:func:`attempted_transaction`, used by ``deltaforensics.attempts``), so that a commit and the
 equivalent attempt read, and are read, alike."""
 
@@ -8,11 +8,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from deltaforensics.model.collector import collector_paused
 from deltaforensics.model.frames import frame_of
 from deltaforensics.profiles import Profile
 from deltaforensics.replay import Replay
-from deltaforensics.transactions.commits import CommitRow, commit_rows, read_version_of
+from deltaforensics.transactions.commits import CommitRow, read_version_of
 from deltaforensics.transactions.decode import json_or_none, parameters_of
 from deltaforensics.transactions.history import CommitHistory
 from deltaforensics.transactions.isolation import effective_isolation
@@ -28,13 +27,6 @@ from deltaforensics.transactions.parts import (
 )
 from deltaforensics.transactions.reads import is_dynamic_partition_overwrite, reads_of
 from deltaforensics.transactions.record import Transaction
-
-
-def reconstruct_transactions(rep: Replay, *, profile: Profile | None = None) -> list[Transaction]:
-    """One :class:`Transaction` per commit of the replay (commits with a commit file)."""
-    history = CommitHistory(rep, profile)
-    with collector_paused():
-        return [committed_transaction(history, commit) for commit in commit_rows(rep.commits)]
 
 
 def committed_transaction(history: CommitHistory, commit: CommitRow) -> Transaction:

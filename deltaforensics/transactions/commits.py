@@ -71,7 +71,9 @@ def read_version_of(commit: CommitRow, profile: Profile, creates: bool) -> tuple
 def _late_create(operation: str | None, writes_protocol_and_metadata: bool) -> bool:
     """A plain CREATE TABLE after version 0 without ``readVersion`` read nothing: no engine
     creates over an existing table except a creator that lost the version-0 race (§E 34)."""
-    return (operation or "").upper() in (
-        "CREATE TABLE",
-        "CREATE TABLE AS SELECT",
-    ) and writes_protocol_and_metadata
+    return (operation or "").upper() in late_create_operations() and writes_protocol_and_metadata
+
+
+def late_create_operations() -> tuple[str, ...]:
+    """The operations (upper-cased) a create that lost the version-0 race records."""
+    return ("CREATE TABLE", "CREATE TABLE AS SELECT")

@@ -10,8 +10,16 @@ from deltaforensics.profiles import Profile, table_isolation
 def effective_isolation(
     recorded: str | None, config: dict[str, str], profile: Profile
 ) -> tuple[IsolationLevel, str]:
+    level = recorded_level(recorded)
+    if level is not None:
+        return level, "commitInfo.isolationLevel"
+    return table_isolation(config.get("delta.isolationLevel"), profile)
+
+
+def recorded_level(recorded: str | None) -> IsolationLevel | None:
+    """The level a commitInfo ``isolationLevel`` text names, if it names one."""
     if recorded:
         for level in IsolationLevel:
             if recorded.strip().lower() == level.value.lower():
-                return level, "commitInfo.isolationLevel"
-    return table_isolation(config.get("delta.isolationLevel"), profile)
+                return level
+    return None

@@ -89,7 +89,7 @@ class _Sampled:
         return self.analysis.loaded
 
     @property
-    def transactions(self) -> tuple[Any, ...]:
+    def transactions(self) -> Sequence[Any]:
         return self.analysis.transactions
 
     @property

@@ -65,7 +65,9 @@ class Table(Entry):
             clustering_columns=clustering_columns(rep.domains_at(rep.end_version), metadata),
             isolation_level=analysis.table_isolation(),
             features=tuple(protocol.features),
-            engines_seen=tuple(sorted({t.profile.engine for t in analysis.transactions})),
+            engines_seen=tuple(
+                sorted({p.engine for p in analysis.transactions.facts.profiles_seen()})
+            ),
             num_commits=len(analysis.transactions),
             num_files=rep.num_files_at(rep.end_version),
         )
@@ -331,7 +333,9 @@ class ExplainDocument(Entry):
             recommendations_note=analysis.recommendations_note,
             diagnostics=tuple(analysis.diagnostics),
             commits=tuple(
-                Commit.from_transaction(t) for t in analysis.transactions if t.version in wanted
+                Commit.from_transaction(analysis.transactions.at(v))
+                for v in sorted(wanted)
+                if analysis.transactions.has(v)
             ),
         )
 
