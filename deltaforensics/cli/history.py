@@ -18,7 +18,7 @@ from deltaforensics.cli.options import (
     TableFormatOpt,
     TimeWindow,
 )
-from deltaforensics.cli.output import emit_table_or_json
+from deltaforensics.cli.output import emit, emit_table_or_json
 from deltaforensics.cli.progress import ProgressBar, reporting
 from deltaforensics.cli.redaction import redacted
 from deltaforensics.cli.storage import open_table
@@ -49,7 +49,11 @@ def history(
     """
     invocation = table_command_invocation(ctx, redact=redact)
     from deltaforensics.analysis import load_commits  # noqa: PLC0415
-    from deltaforensics.report.document import history_document  # noqa: PLC0415
+    from deltaforensics.report.document.history import (  # noqa: PLC0415
+        history_head,
+        history_json,
+        history_rows,
+    )
     from deltaforensics.report.history import history_text  # noqa: PLC0415
 
     if from_version is not None and to_version is not None and from_version > to_version:
@@ -65,7 +69,15 @@ def history(
             to_version=to_version,
             engine=chosen,
         )
-    doc = redacted(history_document(store.uri, commits, diagnostics), redact)
+    doc = history_head(store.uri, diagnostics)
+    if output_format is TableFormat.json and not redact:
+        # the rows straight to text: a dict per commit cost more than reading the log
+        if versions.window is not None:
+            doc["time_window"] = versions.window_dict()
+        emit(history_json(doc, commits))
+        return
+    doc["commits"] = history_rows(commits)
+    doc = redacted(doc, redact)
     if versions.window is not None:
         doc["time_window"] = versions.window_dict()
     from deltaforensics.report.terminal_views import render_history  # noqa: PLC0415
