@@ -112,11 +112,17 @@ def _encoded_columns(commits: pl.DataFrame) -> dict[str, pl.Expr]:
 
 
 def _mapped(column: pl.Series, encode: Callable[[str], str]) -> pl.Expr:
-    """``column`` with each distinct non-null text encoded once (``null`` for a null)."""
-    texts = column.cast(pl.String).to_list()
-    memo: dict[str, str] = {}
-    out = ["null" if t is None else memo.get(t) or memo.setdefault(t, encode(t)) for t in texts]
-    return pl.lit(pl.Series(column.name, out, dtype=pl.String))
+    """``column`` with each distinct non-null text encoded once (``null`` for a null): most
+    fields repeat a few values (operation, engine), the rest cost one call per commit."""
+    distinct = column.cast(pl.String).drop_nulls().unique()
+    if not distinct.len():
+        return pl.lit("null")
+    texts = distinct.to_list()
+    return (
+        pl.col(column.name)
+        .cast(pl.String)
+        .replace_strict(texts, [encode(t) for t in texts], default="null", return_dtype=pl.String)
+    )
 
 
 def _iso_column(commits: pl.DataFrame, ts: pl.Expr) -> pl.Expr:
