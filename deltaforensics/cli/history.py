@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Annotated
 
 import typer
@@ -18,7 +19,7 @@ from deltaforensics.cli.options import (
     TableFormatOpt,
     TimeWindow,
 )
-from deltaforensics.cli.output import emit, emit_table_or_json
+from deltaforensics.cli.output import emit_table_or_json
 from deltaforensics.cli.progress import ProgressBar, reporting
 from deltaforensics.cli.redaction import redacted
 from deltaforensics.cli.storage import open_table
@@ -51,7 +52,7 @@ def history(
     from deltaforensics.analysis import load_commits  # noqa: PLC0415
     from deltaforensics.report.document.history import (  # noqa: PLC0415
         history_head,
-        history_json,
+        history_json_chunks,
         history_rows,
     )
     from deltaforensics.report.history import history_text  # noqa: PLC0415
@@ -74,7 +75,9 @@ def history(
         # the rows straight to text: a dict per commit cost more than reading the log
         if versions.window is not None:
             doc["time_window"] = versions.window_dict()
-        emit(history_json(doc, commits))
+        for chunk in history_json_chunks(doc, commits):
+            sys.stdout.write(chunk)
+        sys.stdout.write("\n")
         return
     doc["commits"] = history_rows(commits)
     doc = redacted(doc, redact)

@@ -7,17 +7,21 @@ from that text.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from json.encoder import encode_basestring_ascii
 from typing import Any
 
 import polars as pl
 
 from deltaforensics.model.diagnostics import Diagnostic
 from deltaforensics.report.document.entry import FORMAT_VERSION, Entry, field_names
-from deltaforensics.report.document.history_json import commit_rows, commit_rows_json
+from deltaforensics.report.document.history_json import (
+    commit_rows,
+    commit_rows_json,
+    commit_rows_text,
+    document_json_chunks,
+    rows_array_chunks,
+)
 from deltaforensics.snapshot import Snapshot
 
 
@@ -139,19 +143,22 @@ def history_document(
     return doc
 
 
-def history_json(head: Mapping[str, Any], commits: pl.DataFrame) -> str:
+def history_json_chunks(
+    head: Mapping[str, Any], commits: pl.DataFrame, *, slice_rows: int = 10_000
+) -> Iterator[str]:
     """``json.dumps(doc, indent=2, default=str)`` of the document ``head`` (from
-    :func:`history_head`, keys maybe added) with the commit frame's rows as ``commits``,
-    written without a dict per row."""
-    rows = commit_rows_json(commits, field_names(HistoryCommit))
-    parts = []
-    for key, value in head.items():
-        if key == "commits":
-            text = "[\n" + ",\n".join(rows) + "\n  ]" if rows else "[]"
-        else:
-            text = json.dumps(value, indent=2, default=str).replace("\n", "\n  ")
-        parts.append(f"  {encode_basestring_ascii(key)}: {text}")
-    return "{\n" + ",\n".join(parts) + "\n}"
+    :func:`history_head`, keys maybe added) with the commit frame's rows as ``commits``, in
+    pieces to write one after another, built without a dict per row."""
+    own = {}
+    if commits.height:
+        rows = commit_rows_text(commits, field_names(HistoryCommit))
+        own["commits"] = lambda: rows_array_chunks(rows, slice_rows)
+    return document_json_chunks(head, own)
+
+
+def history_json(head: Mapping[str, Any], commits: pl.DataFrame) -> str:
+    """:func:`history_json_chunks` as one text."""
+    return "".join(history_json_chunks(head, commits))
 
 
 def snapshot_document(

@@ -13,7 +13,7 @@ is decoded from this text, so the two cannot drift.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from json.encoder import encode_basestring_ascii
 from typing import Any
@@ -80,16 +80,45 @@ def json_or_text(text: str | None) -> Any:
 def commit_rows_json(commits: pl.DataFrame, fields: Sequence[str]) -> list[str]:
     """Each row of the commit frame (``Replay.commits``) as the JSON text of its history row
     (keys ``fields``, in order), indented as the row of the document's ``commits`` list."""
+    return commit_rows_text(commits, fields).to_list()
+
+
+def commit_rows_text(commits: pl.DataFrame, fields: Sequence[str]) -> pl.Series:
+    """:func:`commit_rows_json` as a polars column (the text stays in one buffer)."""
     if not commits.height:
-        return []
+        return pl.Series("row", [], dtype=pl.String)
     encoded = _encoded_columns(commits)
     parts: list[pl.Expr] = []
     for i, name in enumerate(fields):
-        head = "{\n" if i == 0 else ",\n"
+        head = _ROW_INDENT + "{\n" if i == 0 else ",\n"
         parts += [pl.lit(f"{head}{_KEY_INDENT}{encode_basestring_ascii(name)}: "), encoded[name]]
     parts.append(pl.lit(f"\n{_ROW_INDENT}}}"))
-    rows = commits.select(pl.concat_str(parts).alias("row"))["row"]
-    return [_ROW_INDENT + row for row in rows.to_list()]
+    return commits.select(pl.concat_str(parts).alias("row"))["row"]
+
+
+def rows_array_chunks(rows: pl.Series, slice_rows: int) -> Iterator[str]:
+    """The JSON array of ``rows`` (each already indented as an element at depth 2) as the
+    document writes it, a slice of rows at a time: the whole text is never one string."""
+    yield "[\n"
+    for start in range(0, rows.len(), slice_rows):
+        yield (",\n" if start else "") + ",\n".join(rows.slice(start, slice_rows).to_list())
+    yield "\n  ]"
+
+
+def document_json_chunks(
+    head: Mapping[str, Any], own: Mapping[str, Callable[[], Iterable[str]]]
+) -> Iterator[str]:
+    """``json.dumps(head, indent=2, default=str)`` in pieces, the value of each key in ``own``
+    written by its function instead (a large array, rendered column-wise)."""
+    yield "{\n"
+    for i, (key, value) in enumerate(head.items()):
+        yield ",\n" if i else ""
+        yield f"  {encode_basestring_ascii(key)}: "
+        if key in own:
+            yield from own[key]()
+        else:
+            yield json.dumps(value, indent=2, default=str).replace("\n", "\n  ")
+    yield "\n}"
 
 
 def _encoded_columns(commits: pl.DataFrame) -> dict[str, pl.Expr]:
