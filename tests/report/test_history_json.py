@@ -13,13 +13,13 @@ import pytest
 
 from deltaforensics.analysis import load_commits, open_store
 from deltaforensics.cli import main
+from deltaforensics.report.document.entry import field_names
 from deltaforensics.report.document.history import (
     HistoryCommit,
     history_document,
     history_head,
     history_json,
 )
-from deltaforensics.report.document.entry import field_names
 
 PROTOCOL = {"protocol": {"minReaderVersion": 1, "minWriterVersion": 2}}
 METADATA = {

@@ -131,8 +131,8 @@ def _encoded_columns(commits: pl.DataFrame) -> dict[str, pl.Expr]:
     out["timestamp_iso"] = _iso_column(commits, ts)
     for name in BOOL_FIELDS:
         flag = pl.col(name).cast(pl.Boolean)
-        out[name] = pl.when(flag.is_null()).then(pl.lit("null")).when(flag).then(pl.lit("true"))
-        out[name] = out[name].otherwise(pl.lit("false"))
+        known = pl.when(flag).then(pl.lit("true")).otherwise(pl.lit("false"))
+        out[name] = pl.when(flag.is_null()).then(pl.lit("null")).otherwise(known)
     for name in TEXT_FIELDS:
         out[name] = _mapped(commits[name], encode_basestring_ascii)
     for name in JSON_FIELDS:
