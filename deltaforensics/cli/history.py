@@ -25,6 +25,7 @@ from deltaforensics.cli.redaction import redacted
 from deltaforensics.cli.storage import open_table
 from deltaforensics.cli.time_window import chosen_versions
 from deltaforensics.errors import UsageError
+from deltaforensics.model.collector import collector_paused
 
 
 def history(
@@ -63,7 +64,8 @@ def history(
     versions = chosen_versions(store, window, from_version=from_version, to_version=to_version)
     from_version, to_version = versions.from_version, versions.to_version
     chosen = chosen_engine(store, engine)
-    with ProgressBar("reading the log", quiet=invocation.quiet) as progress:
+    # the load's 100,000s of tuples and names live on: the cyclic collector would rescan them
+    with collector_paused(), ProgressBar("reading the log", quiet=invocation.quiet) as progress:
         _, commits, diagnostics = load_commits(
             store if chosen is not None else reporting(store, progress),
             from_version=from_version,
