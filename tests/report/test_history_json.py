@@ -5,7 +5,6 @@ was built before issue #23), on a real log holding every kind of value a writer 
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -20,17 +19,8 @@ from deltaforensics.report.document.history import (
     history_head,
     history_json,
 )
-
-PROTOCOL = {"protocol": {"minReaderVersion": 1, "minWriterVersion": 2}}
-METADATA = {
-    "metaData": {
-        "id": "t",
-        "format": {"provider": "parquet", "options": {}},
-        "schemaString": '{"type":"struct","fields":[]}',
-        "partitionColumns": [],
-        "configuration": {},
-    }
-}
+from deltaforensics.report.document.history_json import iso, json_or_text
+from tests.hostile.test_damaged_logs import METADATA, PROTOCOL
 
 
 def _add(path: str, size: int) -> dict[str, Any]:
@@ -63,33 +53,16 @@ COMMITS: list[list[dict[str, Any]]] = [
 
 
 def _old_row(r: dict[str, Any]) -> dict[str, Any]:
-    """A history row as it was built before: one dict per commit, values decoded in Python."""
-
-    def decoded(text: str | None) -> Any:
-        if text is None:
-            return None
-        try:
-            return json.loads(text)
-        except ValueError:
-            return text
-
-    def iso(ms: int | None) -> str | None:
-        if ms is None:
-            return None
-        try:
-            when = datetime.fromtimestamp(ms / 1000, tz=UTC)
-        except (OverflowError, OSError, ValueError):
-            return None
-        return when.isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
+    """A history row as it was built before: one dict per commit, each value decoded and the
+    time formatted in Python (``datetime``), row by row."""
     ts = r["in_commit_timestamp"] if r["in_commit_timestamp"] is not None else r["timestamp"]
     row = {name: r.get(name) for name in field_names(HistoryCommit)}
     row.update(
         timestamp=ts,
         timestamp_iso=iso(ts),
-        operation_parameters=decoded(r["operation_parameters"]),
-        job=decoded(r["job"]),
-        notebook=decoded(r["notebook"]),
+        operation_parameters=json_or_text(r["operation_parameters"]),
+        job=json_or_text(r["job"]),
+        notebook=json_or_text(r["notebook"]),
     )
     return row
 
