@@ -16,8 +16,6 @@ from deltaforensics.errors import (
     LogCorruptError,
     VersionNotFoundError,
 )
-from deltaforensics.log.assembly import assemble
-from deltaforensics.log.commits import read_commits
 from deltaforensics.log.listing import LogListing, list_log
 from deltaforensics.log.segment import LogSegment, diagnose_listing
 from deltaforensics.log.storage import FsspecLogStore, LogStore
@@ -124,8 +122,8 @@ def load_commits(
 ) -> tuple[LogListing, pl.DataFrame, tuple[Diagnostic, ...]]:
     """Commit-level facts for every retained commit in range; needs no checkpoint.
 
-    ``engine`` reads the commits (as a segment without a checkpoint); by default the store's
-    bytes are parsed here. Either way the commit facts and diagnostics are the same.
+    ``engine`` reads the commits (as a segment without a checkpoint); by default the polars
+    engine, without the files' statistics.
     """
     listing = listing or list_log(store)
     latest = listing.latest_version
@@ -137,14 +135,10 @@ def load_commits(
     segment = LogSegment(
         uri=store.uri, end_version=hi, base_version=-1, checkpoint=None, commits=tuple(wanted)
     )
-    if engine is None:
-        blobs = store.read_many([n for _, n in wanted])
-        triples = [(v, n, blobs[n]) for v, n in wanted]
-        frames = assemble(segment, None, read_commits(triples), (), triples)
-        empty = [v for v, _, data in triples if not data.strip()]
-    else:
-        frames = engine.scan(segment)
-        empty = _blank_commits(store, frames, dict(wanted))
+    # the commit table counts and sizes files: their statistics are never read, and the
+    # default engine reads the commits in chunks, letting each chunk's bytes go once parsed
+    frames = (engine or PolarsEngine(store, with_stats=False)).scan(segment)
+    empty = _blank_commits(store, frames, dict(wanted))
     replay = Replay(store.uri, frames)
     found = diagnose_listing(listing, hi, None, frozenset()) + content_diagnostics(replay)
     if empty:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Annotated
 
 import typer
@@ -24,6 +25,7 @@ from deltaforensics.cli.redaction import redacted
 from deltaforensics.cli.storage import open_table
 from deltaforensics.cli.time_window import chosen_versions
 from deltaforensics.errors import UsageError
+from deltaforensics.model.collector import collector_paused
 
 
 def history(
@@ -49,7 +51,11 @@ def history(
     """
     invocation = table_command_invocation(ctx, redact=redact)
     from deltaforensics.analysis import load_commits  # noqa: PLC0415
-    from deltaforensics.report.document import history_document  # noqa: PLC0415
+    from deltaforensics.report.document.history import (  # noqa: PLC0415
+        history_head,
+        history_json_chunks,
+        history_rows,
+    )
     from deltaforensics.report.history import history_text  # noqa: PLC0415
 
     if from_version is not None and to_version is not None and from_version > to_version:
@@ -58,14 +64,25 @@ def history(
     versions = chosen_versions(store, window, from_version=from_version, to_version=to_version)
     from_version, to_version = versions.from_version, versions.to_version
     chosen = chosen_engine(store, engine)
-    with ProgressBar("reading the log", quiet=invocation.quiet) as progress:
+    # the load's 100,000s of tuples and names live on: the cyclic collector would rescan them
+    with collector_paused(), ProgressBar("reading the log", quiet=invocation.quiet) as progress:
         _, commits, diagnostics = load_commits(
             store if chosen is not None else reporting(store, progress),
             from_version=from_version,
             to_version=to_version,
             engine=chosen,
         )
-    doc = redacted(history_document(store.uri, commits, diagnostics), redact)
+    doc = history_head(store.uri, diagnostics)
+    if output_format is TableFormat.json and not redact:
+        # the rows straight to text: a dict per commit cost more than reading the log
+        if versions.window is not None:
+            doc["time_window"] = versions.window_dict()
+        for chunk in history_json_chunks(doc, commits):
+            sys.stdout.write(chunk)
+        sys.stdout.write("\n")
+        return
+    doc["commits"] = history_rows(commits)
+    doc = redacted(doc, redact)
     if versions.window is not None:
         doc["time_window"] = versions.window_dict()
     from deltaforensics.report.terminal_views import render_history  # noqa: PLC0415

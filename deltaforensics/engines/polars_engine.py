@@ -24,7 +24,7 @@ from deltaforensics.model.schemas import ActionFrames
 @dataclass(slots=True)
 class PolarsEngine:
     store: LogStore
-    with_stats: bool = True
+    with_stats: bool = True  # False: file statistics and tags are not read (nor parsed)
     chunk_files: int = 8192  # commit files read, then parsed while the next ones are read
 
     def scan(self, segment: LogSegment) -> ActionFrames:
@@ -53,7 +53,9 @@ class PolarsEngine:
 
     def _read_commits(self, segment: LogSegment) -> tuple[pl.DataFrame, list[Blob]]:
         return read_commit_chunks(
-            self._joined_chunks(segment.commits), lambda: self._every_file(segment.commits)
+            self._joined_chunks(segment.commits),
+            lambda: self._every_file(segment.commits),
+            with_stats=self.with_stats,
         )
 
     def _every_file(self, commits: Sequence[tuple[int, str]]) -> list[Blob]:

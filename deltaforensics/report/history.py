@@ -6,7 +6,7 @@ The documents themselves are built in :mod:`deltaforensics.report.document.histo
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 import polars as pl
@@ -17,6 +17,7 @@ from deltaforensics.report.document.history import (
     HistoryDocument,
     SnapshotDocument,
 )
+from deltaforensics.report.document.history_json import document_json_chunks
 from deltaforensics.report.plain import visible
 from deltaforensics.report.text_table import render_table
 from deltaforensics.snapshot import Snapshot
@@ -110,19 +111,17 @@ def snapshot_json_chunks(
     head = SnapshotDocument.from_snapshot(uri, snap, diagnostics, files=False).to_dict()
     frame = _file_columns(snap)
     columns = snap.metadata.partition_columns
-    plain = _files_are_plain(frame, columns)
-    yield "{\n"
-    for i, (key, value) in enumerate(head.items()):
-        yield ",\n" if i else ""
-        yield f"  {json.dumps(key)}: "
-        if key == "files" and snap.files.height and plain:
-            yield from _files_json(frame, columns, slice_rows)
-        elif key == "files" and snap.files.height:
-            full = SnapshotDocument.from_snapshot(uri, snap, diagnostics).to_dict()["files"]
-            yield json.dumps(full, indent=2, default=str).replace("\n", "\n  ")
-        else:
-            yield json.dumps(value, indent=2, default=str).replace("\n", "\n  ")
-    yield "\n}"
+
+    def every_file() -> Iterator[str]:
+        full = SnapshotDocument.from_snapshot(uri, snap, diagnostics).to_dict()["files"]
+        yield json.dumps(full, indent=2, default=str).replace("\n", "\n  ")
+
+    own: dict[str, Callable[[], Iterable[str]]] = {}
+    if snap.files.height and _files_are_plain(frame, columns):
+        own["files"] = lambda: _files_json(frame, columns, slice_rows)
+    elif snap.files.height:
+        own["files"] = every_file
+    yield from document_json_chunks(head, own)
 
 
 def _file_columns(snap: Snapshot) -> pl.DataFrame:

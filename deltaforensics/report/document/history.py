@@ -1,44 +1,28 @@
 """The ``history`` and ``snapshot`` documents (``history-v1``, ``snapshot-v1``) as typed values.
 
-A history row is built per retained commit (there can be 100,000): the fields are read from
-the commit frame's row dict in one call, and ``to_dict`` of a row is the same dict again.
+A history row is built per retained commit (there can be 100,000): the rows are written as
+JSON text column by column (:mod:`.history_json`), and every other form of them is decoded
+from that text.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 import polars as pl
 
 from deltaforensics.model.diagnostics import Diagnostic
 from deltaforensics.report.document.entry import FORMAT_VERSION, Entry, field_names
+from deltaforensics.report.document.history_json import (
+    commit_rows,
+    commit_rows_json,
+    commit_rows_text,
+    document_json_chunks,
+    rows_array_chunks,
+)
 from deltaforensics.snapshot import Snapshot
-
-
-def _json_or_none(text: str | None) -> Any:
-    if text is None:
-        return None
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
-
-
-def iso(ms: int | None) -> str | None:
-    if ms is None:
-        return None
-    try:
-        return (
-            datetime.fromtimestamp(ms / 1000, tz=UTC)
-            .isoformat(timespec="milliseconds")
-            .replace("+00:00", "Z")
-        )
-    except (OverflowError, OSError, ValueError):
-        return None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -71,29 +55,6 @@ class HistoryCommit(Entry):
     changes_protocol: bool
     has_commit_info: bool
 
-    @classmethod
-    def from_row(cls, r: Mapping[str, Any]) -> HistoryCommit:
-        return cls(**cls.row_json(r))
-
-    @staticmethod
-    def row_json(r: Mapping[str, Any]) -> dict[str, Any]:
-        """The JSON form of the commit frame's row ``r``, built without the object (what
-        ``from_row(r).to_dict()`` gives, at the cost of the dict alone: 100,000 commits)."""
-        ts = r["in_commit_timestamp"] if r["in_commit_timestamp"] is not None else r["timestamp"]
-        out = {name: r[name] for name in _COLUMNS_AS_IS}
-        out.update(
-            timestamp=ts,
-            timestamp_iso=iso(ts),
-            operation_parameters=_json_or_none(r["operation_parameters"]),
-            job=_json_or_none(r["job"]),
-            notebook=_json_or_none(r["notebook"]),
-        )
-        return {name: out[name] for name in field_names(HistoryCommit)}
-
-
-_COMPUTED = ("timestamp", "timestamp_iso", "operation_parameters", "job", "notebook")
-_COLUMNS_AS_IS = tuple(n for n in field_names(HistoryCommit) if n not in _COMPUTED)
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class HistoryDocument(Entry):
@@ -108,7 +69,7 @@ class HistoryDocument(Entry):
     def from_commits(
         cls, uri: str, commits: pl.DataFrame, diagnostics: tuple[Diagnostic, ...]
     ) -> HistoryDocument:
-        rows = tuple(HistoryCommit.from_row(r) for r in commits.iter_rows(named=True))
+        rows = tuple(HistoryCommit(**r) for r in history_rows(commits))
         return cls(table=uri, commits=rows, diagnostics=diagnostics)
 
 
@@ -163,13 +124,41 @@ def _snapshot_files(snap: Snapshot) -> tuple[SnapshotFile, ...]:
     )
 
 
+def history_head(uri: str, diagnostics: tuple[Diagnostic, ...]) -> dict[str, Any]:
+    """The ``history-v1`` document's JSON form without its commit rows (``commits`` empty)."""
+    return HistoryDocument(table=uri, commits=(), diagnostics=diagnostics).to_dict()
+
+
+def history_rows(commits: pl.DataFrame) -> list[dict[str, Any]]:
+    """The ``commits`` of the ``history-v1`` document: the rows decoded from their JSON text."""
+    return commit_rows(commit_rows_json(commits, field_names(HistoryCommit)))
+
+
 def history_document(
     uri: str, commits: pl.DataFrame, diagnostics: tuple[Diagnostic, ...]
 ) -> dict[str, Any]:
-    """The ``history-v1`` document's JSON form (its rows straight from the frame)."""
-    doc = HistoryDocument(table=uri, commits=(), diagnostics=diagnostics).to_dict()
-    doc["commits"] = [HistoryCommit.row_json(r) for r in commits.iter_rows(named=True)]
+    """The ``history-v1`` document's JSON form."""
+    doc = history_head(uri, diagnostics)
+    doc["commits"] = history_rows(commits)
     return doc
+
+
+def history_json_chunks(
+    head: Mapping[str, Any], commits: pl.DataFrame, *, slice_rows: int = 10_000
+) -> Iterator[str]:
+    """``json.dumps(doc, indent=2, default=str)`` of the document ``head`` (from
+    :func:`history_head`, keys maybe added) with the commit frame's rows as ``commits``, in
+    pieces to write one after another, built without a dict per row."""
+    own = {}
+    if commits.height:
+        rows = commit_rows_text(commits, field_names(HistoryCommit))
+        own["commits"] = lambda: rows_array_chunks(rows, slice_rows)
+    return document_json_chunks(head, own)
+
+
+def history_json(head: Mapping[str, Any], commits: pl.DataFrame) -> str:
+    """:func:`history_json_chunks` as one text."""
+    return "".join(history_json_chunks(head, commits))
 
 
 def snapshot_document(
