@@ -61,7 +61,13 @@ def audit(
     jobs: Annotated[
         int,
         typer.Option(
-            "--jobs", min=1, max=64, help="Tables read concurrently (analysis stays in order)."
+            "--jobs",
+            min=1,
+            max=64,
+            help=(
+                "Tables read concurrently (analysis stays in order); on Spark, tables the "
+                "driver lists and plans at once."
+            ),
         ),
     ] = 4,
     *,
@@ -109,7 +115,12 @@ def audit(
         # catalog tables are read with vended credentials on the driver, by run_audit
         by_path = replace(cfg, tables=tuple(t for t in cfg.tables if t.opener is None))
         outcomes = spark_outcomes(
-            by_path, spark=spark, state_dir=state_dir, fail_on=chosen, settings=settings
+            by_path,
+            spark=spark,
+            state_dir=state_dir,
+            fail_on=chosen,
+            settings=settings,
+            jobs=jobs,
         )
     with ProgressBar("auditing", quiet=invocation.quiet) as progress:
         summary = run_audit(
