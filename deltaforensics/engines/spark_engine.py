@@ -53,7 +53,7 @@ from deltaforensics.log.assembly import (
 )
 from deltaforensics.log.checkpoints import read_checkpoint
 from deltaforensics.log.commit_lines import Blob
-from deltaforensics.log.commits import parse_raw, read_commits
+from deltaforensics.log.commits import parse_raw, read_commits, without_file_stats
 from deltaforensics.log.listing import CheckpointFiles
 from deltaforensics.log.segment import LogSegment
 from deltaforensics.log.storage import LogStore
@@ -120,6 +120,8 @@ class SparkEngine:
                 return self._scan_via_store(segment, self._unreachable)
         self.read_path = "spark"
         raw, blobs = self._commit_rows(spark, log_uri, segment.commits, fetched)
+        if not self.with_stats:  # as the polars engine leaves them out (log.commits)
+            raw = without_file_stats(raw)
         unknown = set(unknown_action_versions(raw))
         have = {v for v, _, _ in blobs}
         wanted = [c for c in segment.commits if c[0] in unknown and c[0] not in have]

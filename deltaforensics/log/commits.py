@@ -88,6 +88,13 @@ def _narrowed(frame: pl.DataFrame, schema: Schema) -> pl.DataFrame:
     return frame.select(columns)
 
 
+def without_file_stats(frame: pl.DataFrame) -> pl.DataFrame:
+    """A raw commit frame (``RAW_ACTION_SCHEMA``) as ``read_commits(..., with_stats=False)``
+    returns it: the add and remove actions without ``stats`` and ``tags`` (another engine's
+    parse, made to match)."""
+    return _narrowed(frame, WITHOUT_STATS_SCHEMA)
+
+
 def _read_plain(blobs: Sequence[Blob], schema: Schema) -> pl.DataFrame | None:
     """Join the files as they are; the version column comes from per-file line counts.
 

@@ -32,8 +32,9 @@ class StoredFile:
     name: str  # relative to _delta_log, "/"-separated
     size: int | None = None
     # last-modified time in ms when the listing reports it: the same stat as the size, so a
-    # time window need not list the log a second time (:mod:`deltaforensics.log.commit_times`)
-    modified_ms: int | None = None
+    # time window need not list the log a second time (:mod:`deltaforensics.log.commit_times`).
+    # Not part of a file's identity: a copy of the log on other storage is the same log.
+    modified_ms: int | None = field(default=None, compare=False)
 
 
 class LogStore(Protocol):
