@@ -10,7 +10,7 @@ a test can count the same parquet files with polars and compare.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -162,9 +162,16 @@ def fleet(frames: Mapping[str, pl.DataFrame], tables: Sequence[str]) -> Fleet:
     commits = with_writer(frames["commits"])
     races = _races(frames["races"], commits)
     seen = _seen_conflicts(frames["conflicts"], commits)
+    of_table = {
+        "commits": _by_table(commits),
+        "races": _by_table(races),
+        "seen": _by_table(seen),
+        "anomalies": _by_table(frames["anomalies"]),
+        "recommendations": _by_table(frames["recommendations"]),
+    }
     return Fleet(
-        tables=tuple(_table_rows(frames, commits, races, seen, tables)),
-        timelines=tuple(_timelines(commits, races, seen, tables)),
+        tables=tuple(_table_rows(of_table, tables)),
+        timelines=tuple(_timelines(of_table, tables)),
         pairs=tuple(_pairs(races, seen)),
         writers=tuple(_writer_risks(races, seen)),
         anomalies=frames["anomalies"].sort(["table", "first_version", "code"]),
@@ -228,35 +235,20 @@ def _counts(df: pl.DataFrame, seen: int = 0) -> RaceCounts:
     )
 
 
-def _by_table(df: pl.DataFrame) -> dict[str, pl.DataFrame]:
-    """``df`` split by its ``table`` column, once (filtering the whole frame for every table
-    made the page's cost grow with tables × rows)."""
-    return {str(key[0]): part for key, part in df.partition_by("table", as_dict=True).items()}
+ByTable = Callable[[str], pl.DataFrame]
 
 
-def _table_rows(
-    frames: Mapping[str, pl.DataFrame],
-    commits: pl.DataFrame,
-    races: pl.DataFrame,
-    seen: pl.DataFrame,
-    tables: Sequence[str],
-) -> Iterable[TableRow]:
-    parts = {
-        "commits": _by_table(commits),
-        "races": _by_table(races),
-        "seen": _by_table(seen),
-        "anomalies": _by_table(frames["anomalies"]),
-        "recommendations": _by_table(frames["recommendations"]),
-    }
-    empty = {
-        "commits": commits.clear(),
-        "races": races.clear(),
-        "seen": seen.clear(),
-        "anomalies": frames["anomalies"].clear(),
-        "recommendations": frames["recommendations"].clear(),
-    }
+def _by_table(df: pl.DataFrame) -> ByTable:
+    """``df``'s rows of a table (none: an empty frame), split by its ``table`` column once:
+    filtering the whole frame for every table made the page's cost grow with tables × rows."""
+    parts = {str(key[0]): part for key, part in df.partition_by("table", as_dict=True).items()}
+    empty = df.clear()
+    return lambda name: parts.get(name, empty)
+
+
+def _table_rows(of_table: Mapping[str, ByTable], tables: Sequence[str]) -> Iterable[TableRow]:
     for name in tables:
-        mine = {k: parts[k].get(name, empty[k]) for k in parts}
+        mine = {k: rows_of(name) for k, rows_of in of_table.items()}
         uris = mine["commits"]["table_uri"].unique().to_list()
         times = mine["commits"]["timestamp"].drop_nulls()
         found = mine["anomalies"]
@@ -282,18 +274,14 @@ def bucket_width(first: int, last: int) -> int:
     return BUCKET_WIDTHS[-1] * (-(-(last - first) // (BUCKET_WIDTHS[-1] * (MAX_BUCKETS - 1))))
 
 
-def _timelines(
-    commits: pl.DataFrame, races: pl.DataFrame, seen: pl.DataFrame, tables: Sequence[str]
-) -> Iterable[TableTimeline]:
+def _timelines(of_table: Mapping[str, ByTable], tables: Sequence[str]) -> Iterable[TableTimeline]:
     """One timeline per table with a race or a seen conflict: commits, races by status and
     seen conflicts per bucket of the table's own time span."""
-    commits_of, races_of, seen_of = _by_table(commits), _by_table(races), _by_table(seen)
     for name in tables:
-        r = races_of.get(name, races.clear())
-        s = seen_of.get(name, seen.clear())
+        r, s = of_table["races"](name), of_table["seen"](name)
         if r.is_empty() and s.is_empty():
             continue
-        times = commits_of.get(name, commits.clear())["timestamp"].drop_nulls()
+        times = of_table["commits"](name)["timestamp"].drop_nulls()
         undated = r["timestamp"].null_count() + s["timestamp"].null_count()
         stamps = pl.concat([times, s["timestamp"].drop_nulls()])
         if stamps.is_empty():
