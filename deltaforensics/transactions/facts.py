@@ -52,10 +52,6 @@ class CommitFacts:
     frame: pl.DataFrame
     profiles: tuple[Profile, ...]
 
-    @property
-    def versions(self) -> list[int]:
-        return self.frame.get_column("version").to_list()
-
     def profile_of(self, index: int) -> Profile:
         return self.profiles[index]
 
