@@ -398,13 +398,15 @@ def _patch_exact(
 # In text polars re-serialised from a JSON object, every quote is structural (after `{ [ , :`
 # or a space, before `: , } ]`) or escaped. A quote with other neighbours on both sides is one
 # that polars failed to escape: it does so for quotes inside object *keys* (measured, 2.1).
-_UNESCAPED_QUOTE = r'[^\\{\[:,\s]"[^:,}\]]'
+# Nor does it escape a newline in a key (`{"\n": ""}` comes back with a raw line break, which
+# valid JSON text never holds: in a value polars writes `\n`).
+_UNESCAPED_IN_KEY = r'[^\\{\[:,\s]"[^:,}\]]|\n'
 _OBJECT_TEXT = ("commitInfo", "metaData", "protocol", "checkpointMetadata")
 _OBJECT_FIELDS = (("add", "partitionValues"), ("add", "tags"), ("remove", "partitionValues"))
 
 
 def _mangled_key_versions(raw: pl.DataFrame) -> set[int]:
-    """Versions whose objects polars re-serialised with an unescaped quote in a key."""
+    """Versions whose objects polars re-serialised with an unescaped quote or newline in a key."""
     if raw.is_empty():
         return set()
     texts = [pl.col(c) for c in _OBJECT_TEXT if c in raw.columns]
@@ -413,7 +415,7 @@ def _mangled_key_versions(raw: pl.DataFrame) -> set[int]:
         for a, f in _OBJECT_FIELDS
         if isinstance(kind := raw.schema.get(a), pl.Struct) and f in {x.name for x in kind.fields}
     ]
-    hit = pl.any_horizontal(t.str.contains(_UNESCAPED_QUOTE).fill_null(False) for t in texts)
+    hit = pl.any_horizontal(t.str.contains(_UNESCAPED_IN_KEY).fill_null(False) for t in texts)
     return set(raw.select(pl.col("_v").filter(hit))["_v"].unique().to_list())
 
 

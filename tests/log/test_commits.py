@@ -64,8 +64,10 @@ def test_any_commit_info_round_trips_exactly(params: dict[str, object]) -> None:
         {"operation": "WRITE", "operationParameters": {'"': ""}},
         {'k"': 1, "v": 'a"b'},
         {'a"b': {"c": 'd"e'}, "list": ['"', ""]},
+        {"operation": "WRITE", "operationParameters": {"\n": ""}},
+        {"a\nb": {"c\n": "d\ne"}},
     ],
-    ids=["quote-key", "quote-key-end", "nested"],
+    ids=["quote-key", "quote-key-end", "nested", "newline-key", "nested-newline-key"],
 )
 def test_a_quote_inside_an_object_key_survives(info: dict[str, object]) -> None:
     """polars 2.1 re-serialises object keys without escaping quotes; such files are re-read."""
