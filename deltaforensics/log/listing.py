@@ -8,9 +8,14 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import compress
+
+import polars as pl
 
 from deltaforensics.errors import NotADeltaTableError
+from deltaforensics.log.file_facts import FileFacts, ListedSizes, ListedTimes
 from deltaforensics.log.paths import MAX_VERSION, LogFileKind, LogPath, parse_log_path
 from deltaforensics.log.storage import LogStore
 from deltaforensics.model.gaps import Range, missing_ranges
@@ -56,8 +61,10 @@ class LogListing:
     sidecars: frozenset[str] = frozenset()
     staged_commits: tuple[LogPath, ...] = ()
     junk: tuple[str, ...] = ()
-    sizes: dict[str, int | None] = field(default_factory=dict)
-    modified: dict[str, int] = field(default_factory=dict)  # ms, where the listing says
+    # every listed name (in listing order) with its size; a local listing reads sizes and
+    # times only for the names asked about (:class:`FileFacts`)
+    sizes: Mapping[str, int | None] = field(default_factory=dict)
+    modified: Mapping[str, int] = field(default_factory=dict)  # ms, where the listing says
 
     @property
     def commit_versions(self) -> list[int]:
@@ -78,9 +85,13 @@ class LogListing:
 
 
 def list_log(store: LogStore) -> LogListing:
-    """List once. Files committed after this call are never read (a consistent cut)."""
-    files = store.list_log()
-    commits: dict[int, str] = {}
+    """List once. Files committed after this call are never read (a consistent cut).
+
+    A store that can list names alone (:meth:`FsspecLogStore.list_log_names`, a local disk)
+    is listed so, and its files' sizes and times are read when asked for (:class:`FileFacts`).
+    """
+    names, sizes, modified = _listed(store)
+    commits, rest = plain_commits(names)
     singles: dict[int, list[CheckpointFiles]] = defaultdict(list)
     parts: dict[tuple[int, int], list[LogPath]] = defaultdict(list)
     compacted: list[LogPath] = []
@@ -89,30 +100,22 @@ def list_log(store: LogStore) -> LogListing:
     staged: list[LogPath] = []
     junk: list[str] = []
     has_last_checkpoint = False
-    sizes: dict[str, int | None] = {}
-    modified: dict[str, int] = {}
-    for f in files:
-        sizes[f.name] = f.size
-        if f.modified_ms is not None:
-            modified[f.name] = f.modified_ms
-        if _is_plain_commit(f.name):  # nearly every name: skip the regular expressions
-            commits[int(f.name[:20])] = f.name
-            continue
-        parsed = parse_log_path(f.name)
+    for name in rest:
+        parsed = parse_log_path(name)
         if parsed is None:
-            if not _is_hadoop_checksum(f.name):
-                junk.append(f.name)
+            if not _is_hadoop_checksum(name):
+                junk.append(name)
             continue
         match parsed.kind:
             case LogFileKind.COMMIT:
-                commits[parsed.version] = f.name
+                commits[parsed.version] = name
             case LogFileKind.CHECKPOINT:
                 singles[parsed.version].append(
-                    CheckpointFiles(version=parsed.version, kind="classic", names=(f.name,))
+                    CheckpointFiles(version=parsed.version, kind="classic", names=(name,))
                 )
             case LogFileKind.CHECKPOINT_V2:
                 singles[parsed.version].append(
-                    CheckpointFiles(version=parsed.version, kind="v2", names=(f.name,))
+                    CheckpointFiles(version=parsed.version, kind="v2", names=(name,))
                 )
             case LogFileKind.CHECKPOINT_PART:
                 assert parsed.num_parts is not None
@@ -122,7 +125,7 @@ def list_log(store: LogStore) -> LogListing:
             case LogFileKind.CRC:
                 crc.add(parsed.version)
             case LogFileKind.SIDECAR:
-                sidecars.add(f.name)
+                sidecars.add(name)
             case LogFileKind.STAGED_COMMIT:
                 staged.append(parsed)
             case LogFileKind.LAST_CHECKPOINT:
@@ -139,6 +142,9 @@ def list_log(store: LogStore) -> LogListing:
         )
     checkpoints = {v: _prefer(cps) for v, cps in singles.items()}
     hint = _read_last_checkpoint(store) if has_last_checkpoint else None
+    if sizes is None:
+        facts = FileFacts(names, commits, frozenset(rest), store.file_facts)  # type: ignore[attr-defined]
+        sizes, modified = ListedSizes(facts), ListedTimes(facts)
     return LogListing(
         uri=store.uri,
         commits=commits,
@@ -154,19 +160,48 @@ def list_log(store: LogStore) -> LogListing:
     )
 
 
+def _listed(
+    store: LogStore,
+) -> tuple[list[str], Mapping[str, int | None] | None, Mapping[str, int]]:
+    """The names, and their sizes and times when the listing gave them (``None``: the store
+    named its files alone, :meth:`FsspecLogStore.list_log_names`)."""
+    names_only = getattr(store, "list_log_names", None)
+    listed = (
+        names_only()
+        if callable(names_only) and callable(getattr(store, "file_facts", None))
+        else None
+    )
+    if listed is not None:
+        return listed, None, {}
+    files = store.list_log()
+    sizes = {f.name: f.size for f in files}
+    modified = {f.name: f.modified_ms for f in files if f.modified_ms is not None}
+    return [f.name for f in files], sizes, modified
+
+
 MAX_VERSION_DIGITS = f"{MAX_VERSION:020d}"
 
 
-def _is_plain_commit(name: str) -> bool:
-    """``NNNNNNNNNNNNNNNNNNNN.json`` with ASCII digits; what :func:`parse_log_path` calls a
-    commit whose version fits Delta's signed 64-bit long (the rest it classifies itself)."""
-    return (
-        len(name) == 25
-        and name.endswith(".json")
-        and name.isascii()
-        and name[:20].isdigit()
-        and name[:20] <= MAX_VERSION_DIGITS
+def plain_commits(names: Sequence[str]) -> tuple[dict[int, str], list[str]]:
+    """The ``NNNNNNNNNNNNNNNNNNNN.json`` commits among ``names`` by version (ASCII digits, a
+    version that fits Delta's signed 64-bit long), found column-wise: nearly every name of a
+    long log is one, and a Python test per name cost seconds at 1,000,000 commits. The
+    other names, in listing order, are classified by :func:`parse_log_path`."""
+    if not names:
+        return {}, []
+    column = pl.Series(names, dtype=pl.String)
+    digits = column.str.slice(0, 20)
+    plain = (
+        (column.str.len_bytes() == 25)
+        & column.str.ends_with(".json")
+        & digits.str.contains(r"^[0-9]{20}$")
+        & (digits <= MAX_VERSION_DIGITS)
     )
+    mask = plain.to_list()
+    found = list(compress(names, mask))
+    versions = digits.filter(plain).cast(pl.Int64).to_list()
+    rest = [n for n, is_plain in zip(names, mask, strict=True) if not is_plain]
+    return dict(zip(versions, found, strict=True)), rest
 
 
 def _prefer(cps: list[CheckpointFiles]) -> tuple[CheckpointFiles, ...]:

@@ -163,15 +163,50 @@ class FsspecLogStore:
             with os.scandir(base) as it:
                 for entry in it:
                     if entry.is_dir():
-                        if entry.name in _NESTED_DIRS:
-                            out.extend(self._list_nested(f"{base}/{entry.name}", entry.name))
-                        else:
-                            out.append(StoredFile(entry.name + "/", None))
+                        out.extend(self._folder(base, entry.name))
                         continue
                     stat = entry.stat()
                     out.append(StoredFile(entry.name, stat.st_size, stat.st_mtime_ns // 1_000_000))
         except OSError:
             return None
+        return out
+
+    def _folder(self, base: str, name: str) -> list[StoredFile]:
+        """A folder in ``_delta_log``: the files of one Delta keeps files in, else itself."""
+        if name in _NESTED_DIRS:
+            return self._list_nested(f"{base}/{name}", name)
+        return [StoredFile(name + "/", None)]
+
+    def _names_local(self, base: str) -> list[str] | None:
+        try:
+            with os.scandir(base) as it:
+                entries = list(it)
+        except OSError:
+            return None
+        names = [e.name for e in entries if not e.is_dir()]
+        for entry in entries:
+            if entry.is_dir():
+                names += [f.name for f in self._folder(base, entry.name)]
+        return names
+
+    def list_log_names(self) -> list[str] | None:
+        """The names :meth:`list_log` would give (a folder's with a trailing ``/``) on a local
+        disk, without a ``stat`` per file: the directory itself names them, and a stat of each
+        of 1,000,000 commit files cost ~10 s here (issue #23); :meth:`file_facts` then reads
+        the sizes and times of the few files a reader asks about. ``None`` where names come
+        with their sizes and times at no extra cost (object stores): use :meth:`list_log`."""
+        return self._names_local(self.log_path) if self._local else None
+
+    def file_facts(self, names: Sequence[str]) -> dict[str, StoredFile]:
+        """Size and modification time of each of ``names`` (relative to ``_delta_log``) that
+        is still there: a ``stat`` each (:meth:`list_log_names`)."""
+        base, out = self.log_path, {}
+        for name in names:
+            try:
+                found = Path(f"{base}/{name}").stat()
+            except OSError:
+                continue
+            out[name] = StoredFile(name, found.st_size, found.st_mtime_ns // 1_000_000)
         return out
 
     def _list_nested(self, path: str, prefix: str) -> list[StoredFile]:

@@ -85,10 +85,43 @@ def test_equal_or_slightly_backwards_times_are_made_monotonic_as_delta_does(
 
 def test_one_shared_modification_time_falls_back_to_commit_info(tmp_path: Path) -> None:
     b = _table(tmp_path, 5)
-    _set_mtimes(b.path, dict.fromkeys(range(5), T0))  # a copy: every file stamped alike
+    # a copy made within the hour: every file stamped alike, near what commitInfo records
+    _set_mtimes(b.path, dict.fromkeys(range(5), b.time_of(2)))
     w = _window(b.path, b.time_of(3), None)
     assert (w.first_version, w.clock) == (3, Clock.COMMIT_INFO)
     assert "all one instant" in (w.clock_note or "")
+
+
+class FactCountingStore(CountingStore):
+    """Lists names only and counts the files whose size and time are read (a real local
+    store underneath)."""
+
+    def __init__(self, inner: FsspecLogStore) -> None:
+        super().__init__(inner)
+        self.stated: list[str] = []
+
+    def list_log_names(self) -> list[object]:
+        return self._inner.list_log_names()  # type: ignore[attr-defined,no-any-return]
+
+    def file_facts(self, names: list[str]) -> dict[str, object]:
+        self.stated.extend(names)
+        return self._inner.file_facts(names)  # type: ignore[attr-defined,no-any-return]
+
+
+def test_a_copy_far_from_commit_info_reads_only_three_file_times(tmp_path: Path) -> None:
+    b = _table(tmp_path, 40)
+    _set_mtimes(b.path, dict.fromkeys(range(40), T0))  # copied years after the commits
+    store = FactCountingStore(FsspecLogStore.from_uri(str(b.path)))
+    listing = list_log(store)
+    assert store.stated == []  # the listing itself read no file's size or time
+    w = window_versions(store, listing, since_ms=b.time_of(30), until_ms=None)
+    assert (w.first_version, w.clock) == (30, Clock.COMMIT_INFO)
+    assert "v0 file 2026-09-21 14:13, commitInfo" in (w.clock_note or "")
+    assert sorted(store.stated) == [f"{v:020d}.json" for v in (0, 20, 39)]
+    # and the sizes are still there when asked for
+    assert (
+        listing.sizes[f"{7:020d}.json"] == (b.path / "_delta_log" / f"{7:020d}.json").stat().st_size
+    )
 
 
 def test_times_far_from_commit_info_fall_back_to_commit_info(tmp_path: Path) -> None:
