@@ -83,8 +83,24 @@ def generate(root: Path, commits: int, checkpoint_every: int | None = None) -> P
 
 
 def explain(path: Path, timeout: float, *extra: str) -> Run:
+    """The report is kept (at most a few hundred KB even at 1,000,000 commits): ``--expect``
+    holds it to one recorded before a change."""
     argv = [sys.executable, "-m", "deltaforensics", "explain", str(path), "--format", "json"]
-    return run_child([*argv, *extra], stdout_null=not extra, timeout=timeout)
+    return run_child([*argv, *extra], stdout_null=False, timeout=timeout)
+
+
+def same_as(expected: Path | None, name: str, run: Run) -> str:
+    """Whether ``run`` printed the JSON recorded in ``expected/name`` (byte for byte)."""
+    if expected is None:
+        return ""
+    recorded = expected / name
+    if not recorded.exists():
+        return f"no {name} to compare"
+    return (
+        f"same JSON as {name}"
+        if run.out.encode() == recorded.read_bytes()
+        else f"JSON DIFFERS from {name}"
+    )
 
 
 def history(path: Path, timeout: float) -> Run:
@@ -136,6 +152,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--scratch", type=Path, default=Path("bench-bounded"))
     p.add_argument("--quick", action="store_true", help="tiny sizes: a smoke run")
     p.add_argument("--json", type=Path, help="also write the figures as JSON here")
+    p.add_argument("--expect", type=Path, help="folder of explain-N.json / window-N.json "
+                   "recorded before a change: each report must be byte-identical")  # fmt: skip
+    p.add_argument("--record", type=Path, help="write each explain report here (as --expect reads)")
     a = p.parse_args(argv)
     if a.quick:
         a.sizes, a.history, a.window_size, a.window = "300", "300", 3000, 300
@@ -146,17 +165,23 @@ def main(argv: list[str] | None = None) -> int:
     ratios: list[list[str]] = []
     figures: dict[str, Any] = {}
 
-    def timed(label: str, work: Callable[[], Run], show_out: bool = False) -> Run:
+    def timed(label: str, work: Callable[[], Run], show_out: bool = False, report: str = "") -> Run:
         before = load_average()
         run = work()
-        rows.append(row(label, run, before, run.out.strip() if show_out else ""))
+        note = run.out.strip() if show_out else ""
+        if report:
+            note = same_as(a.expect, report, run)
+            if a.record:
+                a.record.mkdir(parents=True, exist_ok=True)
+                (a.record / report).write_text(run.out)
+        rows.append(row(label, run, before, note))
         print("  ".join(rows[-1]), file=sys.stderr, flush=True)  # a slow run's figures so far
         return run
 
     for n in sizes:
         path = generate(a.scratch / f"commits-{n}", n)
         fl = timed(f"floor {n:,}", partial(floor, path, a.timeout), show_out=True)
-        ex = timed(f"explain {n:,}", partial(explain, path, a.timeout))
+        ex = timed(f"explain {n:,}", partial(explain, path, a.timeout), report=f"explain-{n}.json")
         ratios.append(ratio(f"explain / floor at {n:,}", ex, fl, "<= 2x CPU"))
         figures[f"explain-{n}"] = {"ours": asdict(ex), "floor": asdict(fl)}
     for n in hist:
@@ -171,13 +196,19 @@ def main(argv: list[str] | None = None) -> int:
         long_log = generate(a.scratch / f"checkpointed-{n}-{every}", n, every)
         small = generate(a.scratch / f"commits-{w}", w)
         first = n - w
-        ref = timed(f"explain {w:,}", partial(explain, small, a.timeout))
+        ref = timed(
+            f"explain {w:,}", partial(explain, small, a.timeout), report=f"explain-{w}.json"
+        )
         before = load_average()
         win = explain(long_log, a.timeout, "--since", window_since(long_log, first))
         got = json.loads(win.out).get("time_window") or {} if win.status == 0 else {}
         window = f"v{got.get('first_version')}..v{got.get('last_version')}"
+        compared = same_as(a.expect, f"window-{n}.json", win)
+        if a.record:
+            (a.record / f"window-{n}.json").write_text(win.out)
         rows.append(row(f"explain --since, last {w:,} of {n:,}", win, before,
-                        f"{segment_read(long_log, first)}; window {window}"))  # fmt: skip
+                        "; ".join(filter(None, [segment_read(long_log, first), f"window {window}",
+                                                compared]))))  # fmt: skip
         print("  ".join(rows[-1]), file=sys.stderr, flush=True)
         ratios.append(ratio(f"window of {w:,} / explain {w:,}", win, ref, "<= 1.2x, <= 5 s"))
         figures["window"] = {"ours": asdict(win), "reference": asdict(ref)}

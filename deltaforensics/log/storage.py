@@ -24,6 +24,7 @@ from deltaforensics.errors import NotADeltaTableError, StorageError
 
 LOG_DIR = "_delta_log"
 _NESTED_DIRS = ("_sidecars", "_staged_commits", "_commits")
+_READ_BUFFER = 1 << 20
 T = TypeVar("T")
 
 
@@ -293,12 +294,14 @@ class FsspecLogStore:
             try:
                 fd = os.open(f"{base}/{name}", flags)
                 try:
-                    chunks = []
-                    while chunk := os.read(fd, 1 << 20):
-                        chunks.append(chunk)
+                    # a regular file reads short only at its end: a commit smaller than the
+                    # buffer takes one read, not a second that returns nothing
+                    chunks = [os.read(fd, _READ_BUFFER)]
+                    while len(chunks[-1]) == _READ_BUFFER:
+                        chunks.append(os.read(fd, _READ_BUFFER))
                 finally:
                     os.close(fd)
-                out[name] = b"".join(chunks)
+                out[name] = chunks[0] if len(chunks) == 1 else b"".join(chunks)
             except OSError:
                 out[name] = self.read(name)
         return out

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from deltaforensics.log.listing import list_log
 from deltaforensics.log.storage import FsspecLogStore, ReportingStore, read_chunks
 
@@ -54,3 +56,13 @@ def test_reading_nothing_reports_nothing(tmp_path: Path) -> None:
     store = ReportingStore(_log(tmp_path, []), lambda done, total: seen.append((done, total)))
     assert store.read_many([]) == {}
     assert seen == []
+
+
+@pytest.mark.parametrize("size", [0, 1, (1 << 20) - 1, 1 << 20, (1 << 20) + 1, 3 * (1 << 20)])
+def test_a_local_file_is_read_whole_whatever_its_size(tmp_path: Path, size: int) -> None:
+    log = tmp_path / "t" / "_delta_log"
+    log.mkdir(parents=True)
+    data = bytes(range(256)) * (size // 256) + b"x" * (size % 256)
+    (log / "00000000000000000000.json").write_bytes(data)
+    store = FsspecLogStore.from_uri(str(tmp_path / "t"))
+    assert store.read_many(["00000000000000000000.json"]) == {"00000000000000000000.json": data}
