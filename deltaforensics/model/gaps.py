@@ -7,31 +7,55 @@ costs nothing, where enumerating ``range(first, last)`` would not finish.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable
+from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 Range = tuple[int, int]  # first and last missing version, inclusive
 
 
 def missing_ranges(present: Iterable[int], start: int, end: int) -> list[Range]:
-    """The runs of versions in ``start..end`` (inclusive) that are not in ``present``.
+    """The runs of versions in ``start..end`` (inclusive) that are not in ``present``."""
+    return SortedVersions.of(present).missing(start, end)
 
-    Column-wise where the versions fit 64 bits (a listing's always do): a segment of
-    1,000,000 commits asks this a few times, and a Python sort of the versions each time
-    cost ~0.5 s there."""
-    if not isinstance(present, Collection):
-        present = list(present)  # read twice when a version needs more than 64 bits
-    try:
-        found = np.fromiter(present, dtype=np.int64)
-        lo, hi = np.int64(start), np.int64(end)
-    except (OverflowError, TypeError, ValueError):
-        return _missing_ranges(present, start, end)
-    found = np.unique(found[(found >= lo) & (found <= hi)])
-    if found.size == end - start + 1:
-        return []
-    bounds = np.concatenate(([start - 1], found, [end + 1]))
-    at = np.flatnonzero(np.diff(bounds) > 1)
-    return [(int(bounds[i]) + 1, int(bounds[i + 1]) - 1) for i in at]
+
+@dataclass(frozen=True, slots=True)
+class SortedVersions:
+    """Versions sorted once, for many questions about gaps.
+
+    Column-wise where they fit 64 bits (a listing's always do): a segment of 1,000,000
+    commits asks about its gaps a few times, and a Python sort of the versions each time
+    cost ~0.5 s there. ``values`` is the sorted, distinct versions."""
+
+    values: tuple[int, ...]
+    array: npt.NDArray[np.int64] | None  # ``values`` as int64, when they fit
+
+    @classmethod
+    def of(cls, present: Iterable[int]) -> SortedVersions:
+        if not isinstance(present, Collection):
+            present = list(present)  # read twice when a version needs more than 64 bits
+        try:
+            array = np.unique(np.fromiter(present, dtype=np.int64))
+        except (OverflowError, TypeError, ValueError):
+            return cls(tuple(sorted(set(present))), None)
+        return cls(tuple(array.tolist()), array)
+
+    def missing(self, start: int, end: int) -> list[Range]:
+        if self.array is None or not _fits(start) or not _fits(end):
+            return _missing_ranges(self.values, start, end)
+        lo = int(np.searchsorted(self.array, start, side="left"))
+        hi = int(np.searchsorted(self.array, end, side="right"))
+        if hi - lo == end - start + 1:  # distinct and in range: every version is there
+            return []
+        bounds = np.concatenate(([start - 1], self.array[lo:hi], [end + 1]))
+        at = np.flatnonzero(np.diff(bounds) > 1)
+        return [(int(bounds[i]) + 1, int(bounds[i + 1]) - 1) for i in at]
+
+
+def _fits(value: int) -> bool:
+    """Whether ``value`` and its neighbours (``start - 1``, ``end + 1``) fit 64 bits."""
+    return -(2**63) < value < 2**63 - 1
 
 
 def _missing_ranges(present: Iterable[int], start: int, end: int) -> list[Range]:
