@@ -276,14 +276,15 @@ def _modification_times(
     reader = getattr(store, "modification_times", None)
     if not callable(reader):
         return [], "the storage does not report them"
-    names = [listing.commits[v] for v in versions]
     found: Mapping[str, int] = listing.modified
-    probes = sorted({0, len(names) // 2, len(names) - 1})
-    fetch_facts(found, [names[i] for i in probes])
-    if all(names[i] in found for i in probes):
-        far = _far_from_commit_info(versions, [found[names[i]] for i in probes], probes, stamps)
+    probes = sorted({0, len(versions) // 2, len(versions) - 1})
+    probed = [listing.commits[versions[i]] for i in probes]
+    fetch_facts(found, probed)
+    if all(n in found for n in probed):
+        far = _far_from_commit_info(versions, [found[n] for n in probed], probes, stamps)
         if far is not None:
             return [], far
+    names = [listing.commits[v] for v in versions]
     fetch_facts(found, names)
     if not all(n in found for n in names):
         found = reader()
