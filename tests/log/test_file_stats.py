@@ -3,8 +3,6 @@ as when the frames hold them. Real logs only: every corpus table and sample."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import shutil
 from pathlib import Path
@@ -14,7 +12,6 @@ import pytest
 
 from deltaforensics import analysis
 from deltaforensics.analysis import load, open_store
-from deltaforensics.cli import main
 from deltaforensics.engines.polars_engine import PolarsEngine
 from deltaforensics.errors import DeltaForensicsError
 from deltaforensics.log.file_stats import LogFileStats
@@ -23,6 +20,7 @@ from tests.conflicts.deltars_cases import CASES
 from tests.conflicts.deltars_envs import installed_release, shared_work
 from tests.conftest import SAMPLE_LOGS, corpus_tables
 from tests.golden.cases import README_ATTEMPTS
+from tests.support.scripts import load_script
 
 SAMPLES = sorted(p for p in SAMPLE_LOGS.iterdir() if (p / "_delta_log").is_dir())
 TABLES = [*corpus_tables(), *SAMPLES]
@@ -71,42 +69,18 @@ def test_some_table_has_statistics_to_read_back() -> None:
     assert sources == {"commit", "checkpoint"}
 
 
-def _first_column(table: Path) -> str | None:
-    for commit in sorted((table / "_delta_log").glob("*.json"), reverse=True):
-        for line in commit.read_text(encoding="utf-8", errors="replace").splitlines():
-            if '"metaData"' in line:
-                with contextlib.suppress(ValueError, KeyError, IndexError, TypeError):
-                    return str(
-                        json.loads(json.loads(line)["metaData"]["schemaString"])["fields"][0][
-                            "name"
-                        ]
-                    )
-    return None
+CHECK_OUTPUTS = load_script("check_outputs")
+_run = CHECK_OUTPUTS.run_cli
 
 
 def _runs(table: Path) -> list[list[str]]:
-    t = str(table)
-    runs = [
-        ["explain", t, "--format", "json"],
-        ["whatif", t, "--isolation", "Serializable", "--format", "json"],
-        ["whatif", t, "--deletion-vectors", "--explicit-merge-predicates", "--format", "json"],
-    ]
-    column = _first_column(table)
-    if column:
-        runs += [
-            ["whatif", t, "--partition-by", column, "--format", "json"],
-            ["whatif", t, "--liquid", column, "--format", "json"],
-        ]
+    """The JSON runs ``scripts/check_outputs.py`` makes of a table (explain, whatif of each
+    kind), and the README's attempts on its sample."""
+    runs = [argv for name, argv in CHECK_OUTPUTS.cases(table) if name.endswith(".json")]
+    runs = [a for a in runs if a[0] != "history" and a[0] != "snapshot"]
     if table.name == "merge_without_partition_literal":
-        runs.append(["explain", t, *README_ATTEMPTS, "--format", "json"])
+        runs.append(["explain", str(table), *README_ATTEMPTS, "--format", "json"])
     return runs
-
-
-def _run(argv: list[str]) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(argv)
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.mark.parametrize("table", TABLES, ids=lambda p: p.name)
