@@ -55,11 +55,13 @@ WINDOW_LOOKBACK = 250
 # A history whose segment (commit files and checkpoint) is smaller than this many bytes is
 # loaded with its files' statistics; a larger one without them, and they are read back from
 # the log for the rows a rule, an attempt or a what-if asks about (log/file_stats.py). The
-# statistics are two thirds of a log's bytes: measured on benchmarks/' synthetic logs
-# (docs/performance.md, issue #23), the 100,000-commit log (416 MB) held 192 MB of them in its
-# frames and peaked 320 MB higher with them, while the 10,000-commit log (42 MB) is read at
-# today's speed either way. 64 MB keeps every corpus table, the samples and a 10,000-commit
-# history holding (a what-if reads every add's statistics) and bounds the rest.
+# statistics are two thirds of a log's bytes: on benchmarks/' synthetic logs (docs/
+# performance.md, issue #23, session 10) the 100,000-commit log (416 MB) holds 192 MB of them
+# in its frames and `explain` peaks 185-358 MB higher with them, a 10,000-commit window over a
+# 72 MB checkpoint ~250 MB higher, while the 10,000-commit log (42 MB) costs the same either
+# way. 64 MB keeps that log, every corpus table and the samples holding them (a what-if layout
+# estimate reads every add's statistics, so small race-heavy logs keep their speed) and puts
+# the window and the 100,000-commit log above it.
 FILE_STATS_BUDGET = 64 * 2**20
 
 
