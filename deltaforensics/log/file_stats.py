@@ -11,8 +11,10 @@ an attempted statement or a what-if asks:
   both reads keep a file's lines in order, so the n-th such row of one is the n-th of the
   other. A commit file that no longer gives the rows the load read is named, not guessed at.
 - a checkpoint row is found in the checkpoint, read again with :func:`read_checkpoint`; its
-  rows come back in the same places (``seq`` is the row's place in its part), so (action,
-  path, deletion-vector id, ``seq``) finds it.
+  rows come back in the same places (``seq`` is the row's place in its part: the statistics
+  change the columns read, not the rows), so (action, path, deletion-vector id, ``seq``)
+  finds it. Only one file key repeated at the same place of two parts of one checkpoint,
+  which no writer makes, would be ambiguous; the later part's statistics are then given.
 
 What was read is kept: each commit is read once, the checkpoint at most once.
 """
