@@ -52,6 +52,28 @@ def open_store(uri: str, storage_options: Mapping[str, str] | None = None) -> Lo
 WINDOW_LOOKBACK = 250
 
 
+# A history whose segment (commit files and checkpoint) is smaller than this many bytes is
+# loaded with its files' statistics; a larger one without them, and they are read back from
+# the log for the rows a rule, an attempt or a what-if asks about (log/file_stats.py). The
+# statistics are two thirds of a log's bytes: on benchmarks/' synthetic logs (docs/
+# performance.md, issue #23, session 10) the 100,000-commit log (416 MB) holds 192 MB of them
+# in its frames and `explain` peaks 185-358 MB higher with them, a 10,000-commit window over a
+# 72 MB checkpoint ~250 MB higher, while the 10,000-commit log (42 MB) costs the same either
+# way. 64 MB keeps that log, every corpus table and the samples holding them (a what-if layout
+# estimate reads every add's statistics, so small race-heavy logs keep their speed) and puts
+# the window and the 100,000-commit log above it.
+FILE_STATS_BUDGET = 64 * 2**20
+
+
+def holds_file_stats(listing: LogListing, segment: LogSegment) -> bool:
+    """Whether ``segment`` is small enough to load with its files' statistics
+    (:data:`FILE_STATS_BUDGET`); a size the listing does not know counts as nothing."""
+    names = [name for _, name in segment.commits]
+    if segment.checkpoint is not None:
+        names += segment.checkpoint.names
+    return sum(listing.sizes.get(n) or 0 for n in names) < FILE_STATS_BUDGET
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LoadedLog:
     listing: LogListing
@@ -76,7 +98,6 @@ def load(
     ``mode="snapshot"`` the cheapest one (newest checkpoint at or below ``version``).
     """
     listing = listing or list_log(store)
-    engine = engine or PolarsEngine(store)
     exclude: frozenset[tuple[str, ...]] = frozenset()
     extra: list[Diagnostic] = []
     while True:
@@ -94,8 +115,9 @@ def load(
                     f"unreadable checkpoint(s): {', '.join(n[0] for n in sorted(exclude))}"
                 )
             raise
+        reader = engine or PolarsEngine(store, with_stats=holds_file_stats(listing, segment))
         try:
-            frames = engine.scan(segment)
+            frames = reader.scan(segment)
         except LogCorruptError as err:
             cp = segment.checkpoint
             if cp is None or not _concerns(err, cp.names):

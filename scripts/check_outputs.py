@@ -98,7 +98,8 @@ def cases(table: Path) -> list[tuple[str, list[str]]]:
     return runs
 
 
-def _run(argv: list[str]) -> tuple[int, str, str]:
+def run_cli(argv: list[str]) -> tuple[int, str, str]:
+    """``deltaforensics <argv>`` in this process: its exit code, stdout and stderr."""
     from deltaforensics.cli import main
 
     out, err = io.StringIO(), io.StringIO()
@@ -133,7 +134,7 @@ def _run_cases(name: str, table: Path) -> dict[str, str]:
         os.environ.pop(key, None)
     results = {}
     for case, argv in cases(table):
-        code, out, err = _run(argv)
+        code, out, err = run_cli(argv)
         results[f"{name}/{case}"] = _mask(
             f"exit {code}\n--- stdout\n{out}\n--- stderr\n{err}", table
         )

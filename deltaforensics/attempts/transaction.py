@@ -96,7 +96,7 @@ def _context(
         profile=profile,
         md=replay.metadata_at(read_version),
         protocol=replay.protocol_at(read_version),
-        live=replay.live_files(read_version),
+        live=replay.with_file_stats(replay.live_files(read_version)),
         writes=writes,
     )
     if writes is not None and stmt.kind not in ("INSERT", "MERGE"):

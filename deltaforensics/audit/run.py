@@ -39,6 +39,7 @@ from deltaforensics.audit.datasets import DATASETS
 from deltaforensics.audit.files import write_atomically
 from deltaforensics.audit.incremental import ReadPlan, TableState, commit_frames, plan_read
 from deltaforensics.audit.state import StateWrite, read_state_marked, write_parquet, write_state
+from deltaforensics.engines.polars_engine import PolarsEngine
 from deltaforensics.errors import DeltaForensicsError, UsageError
 from deltaforensics.log.commits import read_commits
 from deltaforensics.log.listing import LogListing, list_log
@@ -75,7 +76,9 @@ def read_table(spec: TableSpec, store: LogStore, state_dir: Path | None) -> Tabl
     )
     plan = plan_read(listing, prior)
     if plan.mode == "full":
-        loaded = load(store, mode="history", listing=listing)
+        # with the files' statistics whatever the log's size: the kept state holds them, and
+        # a later run analyses that state with no log to read them back from
+        loaded = load(store, mode="history", listing=listing, engine=PolarsEngine(store))
         segment = loaded.segment
         parts = len(segment.checkpoint.names) if segment.checkpoint else 0
         return TableRead(

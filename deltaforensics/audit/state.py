@@ -155,7 +155,7 @@ def _load(root: Path, table: str, meta: dict[str, Any]) -> TableState:
     end = int(meta["end_version"])
     run = meta.get("run")
     columns = tuple(meta["partition_columns"])
-    frames: dict[str, pl.DataFrame] = {
+    frames: dict[str, Any] = {  # Any: ActionFrames also takes a non-frame keyword
         kind: pl.read_parquet(_part_path(root, kind, table, end, run)) for kind in FRAME_KINDS
     }
     versions = pl.read_parquet(_part_path(root, "commit_versions", table, end, run))

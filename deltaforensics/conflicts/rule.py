@@ -34,6 +34,10 @@ class FileHistory(Protocol):
         """The files live at ``version`` whose path is one of ``paths``."""
         ...
 
+    def with_file_stats(self, rows: pl.DataFrame) -> pl.DataFrame:
+        """``rows`` (file rows of this history) with the statistics the log holds for them."""
+        ...
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Finding:
@@ -122,11 +126,14 @@ class RuleContext:
             return files
         # The stats expression is the AND of its conjuncts, so first keeping the rows that pass
         # the partition-only conjuncts (exact, no JSON) keeps exactly the same rows in the end,
-        # while the stats JSON is decoded only for files in the read partitions.
+        # while the stats JSON is decoded (and read from the log, when the history's frames do
+        # not hold it) only for files in the read partitions.
         for part in _partition_conjuncts(predicate, self.loser.partition_columns):
             files = filter_files(files, self._stats_expr(files, part))
             if files.is_empty():
                 return files
+        if self.history is not None:
+            files = self.history.with_file_stats(files)
         return filter_files(files, self._stats_expr(files, predicate))
 
     def _stats_expr(self, files: pl.DataFrame, predicate: Predicate) -> pl.Expr:

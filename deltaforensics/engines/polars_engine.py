@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import polars as pl
 
@@ -15,6 +15,7 @@ from deltaforensics.log.assembly import RawCheckpoint, assemble, segment_partiti
 from deltaforensics.log.checkpoints import read_checkpoint
 from deltaforensics.log.commit_lines import Blob
 from deltaforensics.log.commits import JoinedCommits, join_commits, read_commit_chunks
+from deltaforensics.log.file_stats import LogFileStats
 from deltaforensics.log.listing import CheckpointFiles
 from deltaforensics.log.segment import LogSegment
 from deltaforensics.log.storage import LogStore, read_chunks
@@ -24,7 +25,9 @@ from deltaforensics.model.schemas import ActionFrames
 @dataclass(slots=True)
 class PolarsEngine:
     store: LogStore
-    with_stats: bool = True  # False: file statistics and tags are not read (nor parsed)
+    # False: file statistics and tags are not read (nor parsed); the frames read the
+    # statistics back for the rows asked for (log.file_stats)
+    with_stats: bool = True
     chunk_files: int = 8192  # commit files read, then parsed while the next ones are read
 
     def scan(self, segment: LogSegment) -> ActionFrames:
@@ -35,7 +38,10 @@ class PolarsEngine:
         else:
             checkpoint, (raw, triples) = self._read_both(segment, segment.checkpoint)
         partition_columns = segment_partition_columns(checkpoint, raw)
-        return assemble(segment, checkpoint, raw, partition_columns, triples)
+        frames = assemble(segment, checkpoint, raw, partition_columns, triples)
+        if self.with_stats:
+            return frames
+        return replace(frames, file_stats=LogFileStats(self.store, segment))
 
     def _read_both(
         self, segment: LogSegment, files: CheckpointFiles

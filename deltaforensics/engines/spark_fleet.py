@@ -23,6 +23,7 @@ import functools
 import logging
 import pickle
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from deltaforensics.engines.fleet_results import (
@@ -44,6 +45,7 @@ from deltaforensics.engines.spark_paths import (
     spark_reader,
 )
 from deltaforensics.engines.spark_session import READ_CONF, runtime_conf
+from deltaforensics.log.file_stats import LogFileStats
 from deltaforensics.log.listing import LogListing
 from deltaforensics.log.segment import LogSegment
 from deltaforensics.log.storage import LogStore, StoredFile
@@ -196,7 +198,9 @@ def _run_group(work: Work, table: Any) -> Any:
 
 
 def _scan(with_stats: bool, store: FetchedStore, segment: LogSegment) -> ActionFrames:
-    return PolarsEngine(store, with_stats=with_stats).scan(segment)
+    # without the reader of statistics: it holds the fetched bytes, which stay on the executor
+    # (the driver gives the frames one over the table's own store)
+    return replace(PolarsEngine(store, with_stats=with_stats).scan(segment), file_stats=None)
 
 
 def fleet_frames(
@@ -226,7 +230,10 @@ def fleet_frames(
     for key, (store, segment) in by_key.items():
         result = results.get(key)
         if result is not None and not result.missed:
-            out[key] = result.error if result.error is not None else result.value
+            value = result.error if result.error is not None else result.value
+            if isinstance(value, ActionFrames) and not with_stats:
+                value = replace(value, file_stats=LogFileStats(store, segment))
+            out[key] = value
             continue
         if result is not None:
             LOGGER.warning("%s: %s not fetched by Spark; scanned on the driver", key, result.missed)

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
+from deltaforensics.model.file_stats import FileStatsSource
+
 DV_STRUCT = pl.Struct(
     {
         "storageType": pl.String,
@@ -141,6 +143,8 @@ class ActionFrames:
     """Every action of a :class:`~deltaforensics.log.segment.LogSegment`, normalised.
 
     Rows from a checkpoint carry ``version == base_version`` and ``source == "checkpoint"``.
+    ``file_stats``: where the files' ``stats`` are read from when ``files`` does not hold them
+    (its ``stats`` column is then null); ``None`` when it does.
     """
 
     base_version: int
@@ -155,3 +159,4 @@ class ActionFrames:
     cdc: pl.DataFrame = field(default_factory=lambda: empty(CDC_SCHEMA))
     unknown: pl.DataFrame = field(default_factory=lambda: empty(UNKNOWN_SCHEMA))
     commit_versions: tuple[int, ...] = ()
+    file_stats: FileStatsSource | None = None

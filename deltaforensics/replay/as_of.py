@@ -19,6 +19,7 @@ from deltaforensics.errors import LogCorruptError, VersionNotFoundError
 from deltaforensics.model.actions import Metadata, Protocol
 from deltaforensics.model.schemas import ActionFrames
 from deltaforensics.replay.commits import commit_table
+from deltaforensics.replay.file_stats import with_file_stats
 from deltaforensics.replay.lifecycle import build_lifecycle, live_at_end, live_count_at_end
 from deltaforensics.snapshot import Snapshot
 
@@ -142,6 +143,11 @@ class Replay:
 
     def protocol_versions(self) -> list[int]:
         return list(self._protocols.versions)
+
+    def with_file_stats(self, rows: pl.DataFrame) -> pl.DataFrame:
+        """``rows`` of this history's files with their statistics, read back from the log
+        where the frames do not hold them (:func:`~deltaforensics.replay.file_stats.with_file_stats`)."""
+        return with_file_stats(self.frames, rows)
 
     def live_files(self, version: int) -> pl.DataFrame:
         self._check(version)

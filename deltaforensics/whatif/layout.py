@@ -39,7 +39,6 @@ from deltaforensics.whatif.statistics import (
     RANGE_COLUMNS,
     StatRanges,
     stat_ranges,
-    with_stats,
 )
 
 UNKNOWN = "whatif_unknown"
@@ -147,7 +146,7 @@ class Relabeler:
 
     def frame(self, files: pl.DataFrame) -> pl.DataFrame:
         """One row per (file, new partition); ``whatif_unknown`` marks unknown footprints."""
-        return self._relabel(self.spans(with_stats(files, self.statistics.add_stats)))
+        return self._relabel(self.spans(self.statistics.with_add_stats(files)))
 
     def frames(self, frames: Sequence[pl.DataFrame]) -> list[pl.DataFrame]:
         """:meth:`frame` of each of ``frames``, re-labelled together: a what-if rewrites
@@ -349,6 +348,11 @@ class RelabeledHistory:
 
     def live_files(self, version: int) -> pl.DataFrame:
         return self.relabeler.frame(self.original.live_files(version))
+
+    def with_file_stats(self, rows: pl.DataFrame) -> pl.DataFrame:
+        """Re-labelled rows got their statistics before re-labelling (:meth:`Relabeler.frame`);
+        a row from the original history gets them here."""
+        return self.original.with_file_stats(rows)
 
     def live_files_among(self, version: int, paths: pl.Series) -> pl.DataFrame:
         """The pieces among ``paths`` (synthetic ``<path>#<partition>``) live at ``version``.

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 import polars as pl
 
+from deltaforensics.model.file_stats import STATS_KEY
 from deltaforensics.replay import Replay
 
 RANGE_COLUMNS = ["_lo", "_hi", "_has_null", "_all_null"]
@@ -25,10 +26,14 @@ _PARALLEL_ROWS = 50_000  # below this one thread is as fast
 _SLICES = 4
 
 
-def add_stats(replay: Replay) -> pl.DataFrame:
-    """The statistics of every logical file, from its (last) add."""
+def add_stats(replay: Replay, paths: pl.Series | None = None) -> pl.DataFrame:
+    """The statistics of every logical file (of those at ``paths``), from its last add that
+    has some."""
+    adds = replay.frames.files.filter(pl.col("action") == "add")
+    if paths is not None:
+        adds = replay.with_file_stats(adds.filter(pl.col("path").is_in(paths.implode())))
     return (
-        replay.frames.files.filter((pl.col("action") == "add") & pl.col("stats").is_not_null())
+        adds.filter(pl.col("stats").is_not_null())
         .select("path", "dv_id", pl.col("stats").alias("_add_stats"))
         .unique(["path", "dv_id"], keep="last", maintain_order=True)
     )
@@ -166,7 +171,20 @@ class StatRanges:
 
     @property
     def add_stats(self) -> pl.DataFrame:
+        """:func:`add_stats` of the whole history, when its frames hold the statistics."""
         return self._once("add_stats", lambda: add_stats(self.replay))
+
+    def with_add_stats(self, files: pl.DataFrame) -> pl.DataFrame:
+        """``files`` with their own statistics, and a row without any (a remove, mostly) with
+        those of its file's add (:func:`with_stats`). From frames without statistics, only
+        these rows' and their adds' are read from the log."""
+        files = self.replay.with_file_stats(files)
+        if self.replay.frames.file_stats is None:
+            return with_stats(files, self.add_stats)
+        if files.is_empty() or "stats" not in files.columns or not files["stats"].null_count():
+            return files
+        lacking = files.filter(pl.col("stats").is_null())["path"].drop_nulls().unique()
+        return with_stats(files, add_stats(self.replay, lacking))
 
     @property
     def texts(self) -> pl.DataFrame:
@@ -177,6 +195,8 @@ class StatRanges:
         files = self.replay.frames.files
         if "stats" not in files.columns:
             return pl.DataFrame(schema={"stats": pl.String})
+        # every text of the history: from frames without statistics, the whole log is read
+        files = self.replay.with_file_stats(files.select(*STATS_KEY, "stats"))
         return files.select(pl.col("stats").drop_nulls().unique(maintain_order=True))
 
     def prefetch(self, kinds: Mapping[str, str]) -> None:
@@ -251,7 +271,7 @@ class StatRanges:
 
     def _live(self) -> pl.DataFrame:
         rep = self.replay
-        return with_stats(rep.live_files(rep.end_version), self.add_stats)
+        return self.with_add_stats(rep.live_files(rep.end_version))
 
     def _live_at_end(self) -> tuple[pl.DataFrame, pl.Series]:
         live = self.live
