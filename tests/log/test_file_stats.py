@@ -15,11 +15,15 @@ from deltaforensics.analysis import load, open_store
 from deltaforensics.engines.polars_engine import PolarsEngine
 from deltaforensics.errors import DeltaForensicsError
 from deltaforensics.log.file_stats import LogFileStats
+from deltaforensics.log.listing import list_log
+from deltaforensics.log.segment import LogSegment
+from deltaforensics.log.storage import FsspecLogStore
 from tests.conflicts.deltars_agreement import run_engine
 from tests.conflicts.deltars_cases import CASES
 from tests.conflicts.deltars_envs import installed_release, shared_work
 from tests.conftest import SAMPLE_LOGS, corpus_tables
 from tests.golden.cases import README_ATTEMPTS
+from tests.support.builder import LogBuilder
 from tests.support.scripts import load_script
 
 SAMPLES = sorted(p for p in SAMPLE_LOGS.iterdir() if (p / "_delta_log").is_dir())
@@ -143,3 +147,51 @@ def test_delta_rs_stats_matching_reads_the_statistics_back(
         outcomes.update(r["outcome"] for r in races)
     # one pair commits only because the statistics say the appended rows are not read
     assert outcomes == {"commits", "ConcurrentAppendException"}
+
+
+class _StatCounting:
+    """A real local store that counts the files whose size it is asked for."""
+
+    def __init__(self, inner: FsspecLogStore) -> None:
+        self.inner, self.stated = inner, 0
+        self.uri = inner.uri
+
+    def list_log(self) -> list[object]:
+        return self.inner.list_log()  # type: ignore[return-value]
+
+    def list_log_names(self) -> list[str] | None:
+        return self.inner.list_log_names()
+
+    def file_facts(self, names: list[str]) -> dict[str, object]:
+        self.stated += len(names)
+        return self.inner.file_facts(names)  # type: ignore[return-value]
+
+    def read(self, name: str) -> bytes:
+        return self.inner.read(name)
+
+    def read_many(self, names: list[str]) -> dict[str, bytes]:
+        return self.inner.read_many(names)
+
+
+def test_the_budget_sums_the_segment_and_stops_once_it_is_spent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    b = LogBuilder(tmp_path / "t", partition_by=["date"])
+    b.create(add=[b.file("date=A")])
+    for _ in range(39):
+        b.write(add=[b.file("date=A")])
+    sizes = [p.stat().st_size for p in sorted((b.path / "_delta_log").glob("*.json"))]
+    store = _StatCounting(FsspecLogStore.from_uri(str(b.path)))
+    listing = list_log(store)  # type: ignore[arg-type]
+    segment = LogSegment.for_history(listing)
+    assert store.stated == 0
+    monkeypatch.setattr(analysis, "FILE_STATS_BUDGET", sum(sizes) + 1)
+    assert analysis.holds_file_stats(listing, segment)
+    monkeypatch.setattr(analysis, "FILE_STATS_BUDGET", sum(sizes))
+    assert not analysis.holds_file_stats(listing, segment)
+    store = _StatCounting(FsspecLogStore.from_uri(str(b.path)))
+    listing = list_log(store)  # type: ignore[arg-type]
+    monkeypatch.setattr(analysis, "_SIZES_AT_ONCE", 4)
+    monkeypatch.setattr(analysis, "FILE_STATS_BUDGET", sum(sizes[:6]))
+    assert not analysis.holds_file_stats(listing, LogSegment.for_history(listing))
+    assert store.stated == 8  # two slices of four: the budget was spent in the second
