@@ -143,18 +143,14 @@ def read_commit_chunks(
     with_stats: bool = True,
 ) -> tuple[CommitActions, list[Blob]]:
     """The actions of :func:`read_commits`' frame, over chunks that arrive one by one: each
-    chunk is checked, parsed and normalised on a worker thread (numpy and polars, the GIL
-    released) while the caller's iterator reads the next one, so reading the files overlaps
-    parsing them. Also returns the files whose lines the assembly keeps verbatim (those with
-    an action Delta does not define).
-
-    A clean chunk is finished (its odd files read exactly, its raw frame normalised) as soon
-    as its parse is back, and its bytes and raw frame are let go then: holding every file to
-    the end cost the whole log's size in memory (4 GB at 1,000,000 commits), the raw frame of
-    the whole log three times that (issue #23). A chunk the fast path declines sends the
-    whole log the general way, as one read of everything would (polars re-serialises some
-    values differently by what else is in the buffer), with ``every_file`` reading it again:
-    only logs with BOMs, blank lines or stray text pay for that second read."""
+    chunk is checked, parsed, finished (its odd files read exactly) and normalised on a worker
+    thread (numpy and polars, the GIL released) while the caller's iterator reads the next.
+    Also returns the files whose lines the assembly keeps verbatim (those with an action Delta
+    does not define). A chunk's bytes and raw frame are let go once it is normalised: holding
+    them to the end cost several times the log's size (issue #23). A chunk the fast path
+    declines sends the whole log the general way, as one read of everything would (polars
+    re-serialises some values differently by what else is in the buffer), with ``every_file``
+    reading it again: only logs with BOMs, blank lines or stray text pay for that."""
     schema = RAW_ACTION_SCHEMA if with_stats else WITHOUT_STATS_SCHEMA
     parts: list[CommitActions] = []
     kept: list[Blob] = []
