@@ -237,6 +237,7 @@ def _breakdown(path: str, t_import: float) -> dict[str, Any]:
     ``load_commits`` adds (the commit table), and two informational splits of the parse step."""
     from deltaforensics.analysis import open_store
     from deltaforensics.log.assembly import assemble, physical_partition_columns
+    from deltaforensics.log.commit_actions import CommitActions
     from deltaforensics.log.commits import inject_version, parse_raw, read_commits
     from deltaforensics.log.listing import list_log
     from deltaforensics.log.segment import LogSegment
@@ -261,9 +262,10 @@ def _breakdown(path: str, t_import: float) -> dict[str, Any]:
     triples = [(v, n, blobs[n]) for v, n in segment.commits]
     raw = read_commits(triples)
     lap("read_commits (join + one parse)")
-    pcs = physical_partition_columns(raw["metaData"].drop_nulls().to_list())
-    frames = assemble(segment, None, raw, pcs, triples)
-    lap("assemble (file_actions, side_actions)")
+    commits = CommitActions.from_raw(raw)
+    pcs = physical_partition_columns(commits.metadata_texts())
+    frames = assemble(segment, None, commits, pcs, triples)
+    lap("normalise + assemble (file_actions, side_actions)")
     rep = Replay(store.uri, frames)
     content_diagnostics(rep)
     lap("content_diagnostics")

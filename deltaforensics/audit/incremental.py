@@ -14,6 +14,7 @@ from typing import Any, Literal
 import polars as pl
 
 from deltaforensics.log.assembly import assemble, physical_partition_columns
+from deltaforensics.log.commit_actions import CommitActions
 from deltaforensics.log.listing import LogListing
 from deltaforensics.log.segment import LogSegment
 from deltaforensics.model.diagnostic_codes import AUDIT_STATE_DISCARDED
@@ -107,8 +108,9 @@ def commit_frames(
 ) -> ActionFrames:
     """Frames of the new commits only, their partition values typed by every metaData seen so
     far (the new commits usually carry none)."""
-    texts = prior.frames.metadata["metadata"].to_list() + raw["metaData"].drop_nulls().to_list()
-    return assemble(segment, None, raw, physical_partition_columns(texts), triples)
+    commits = CommitActions.from_raw(raw)
+    texts = prior.frames.metadata["metadata"].to_list() + commits.metadata_texts()
+    return assemble(segment, None, commits, physical_partition_columns(texts), triples)
 
 
 def merge_frames(prior: ActionFrames, new: ActionFrames) -> ActionFrames:

@@ -1,4 +1,4 @@
-"""The default engine: concurrent fetch, one parse of one joined buffer, columnar normalising.
+"""The default engine: concurrent fetch, one parse per chunk of commits, columnar normalising.
 
 The frames come from :func:`deltaforensics.log.assembly.assemble`, as every engine's do.
 """
@@ -9,10 +9,9 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
-import polars as pl
-
 from deltaforensics.log.assembly import RawCheckpoint, assemble, segment_partition_columns
 from deltaforensics.log.checkpoints import read_checkpoint
+from deltaforensics.log.commit_actions import CommitActions
 from deltaforensics.log.commit_lines import Blob
 from deltaforensics.log.commits import JoinedCommits, join_commits, read_commit_chunks
 from deltaforensics.log.file_stats import LogFileStats
@@ -34,18 +33,18 @@ class PolarsEngine:
         """Reads the checkpoint on a second thread while this one fetches and parses the
         commits: both spend their time in pyarrow/polars with the GIL released."""
         if segment.checkpoint is None:
-            checkpoint, (raw, triples) = None, self._read_commits(segment)
+            checkpoint, (commits, triples) = None, self._read_commits(segment)
         else:
-            checkpoint, (raw, triples) = self._read_both(segment, segment.checkpoint)
-        partition_columns = segment_partition_columns(checkpoint, raw)
-        frames = assemble(segment, checkpoint, raw, partition_columns, triples)
+            checkpoint, (commits, triples) = self._read_both(segment, segment.checkpoint)
+        partition_columns = segment_partition_columns(checkpoint, commits)
+        frames = assemble(segment, checkpoint, commits, partition_columns, triples)
         if self.with_stats:
             return frames
         return replace(frames, file_stats=LogFileStats(self.store, segment))
 
     def _read_both(
         self, segment: LogSegment, files: CheckpointFiles
-    ) -> tuple[RawCheckpoint, tuple[pl.DataFrame, list[Blob]]]:
+    ) -> tuple[RawCheckpoint, tuple[CommitActions, list[Blob]]]:
         """A checkpoint error wins over a commit error, as when the checkpoint was read first
         (the loader falls back to an older checkpoint only for an error naming one of its files)."""
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="checkpoint") as pool:
@@ -57,7 +56,7 @@ class PolarsEngine:
                 raise
             return pending.result(), commits
 
-    def _read_commits(self, segment: LogSegment) -> tuple[pl.DataFrame, list[Blob]]:
+    def _read_commits(self, segment: LogSegment) -> tuple[CommitActions, list[Blob]]:
         return read_commit_chunks(
             self._joined_chunks(segment.commits),
             lambda: self._every_file(segment.commits),

@@ -45,13 +45,9 @@ from deltaforensics.engines.spark_reads import (
 )
 from deltaforensics.engines.spark_session import READ_CONF, runtime_conf, spark_session
 from deltaforensics.errors import DeltaForensicsError, LogCorruptError
-from deltaforensics.log.assembly import (
-    RawCheckpoint,
-    assemble,
-    segment_partition_columns,
-    unknown_action_versions,
-)
+from deltaforensics.log.assembly import RawCheckpoint, assemble, segment_partition_columns
 from deltaforensics.log.checkpoints import read_checkpoint
+from deltaforensics.log.commit_actions import CommitActions
 from deltaforensics.log.commit_lines import Blob
 from deltaforensics.log.commits import parse_raw, read_commits, without_file_stats
 from deltaforensics.log.listing import CheckpointFiles
@@ -122,12 +118,13 @@ class SparkEngine:
         raw, blobs = self._commit_rows(spark, log_uri, segment.commits, fetched)
         if not self.with_stats:  # as the polars engine leaves them out (log.commits)
             raw = without_file_stats(raw)
-        unknown = set(unknown_action_versions(raw))
+        commits = CommitActions.from_raw(raw)
+        unknown = set(commits.unknown_versions)
         have = {v for v, _, _ in blobs}
         wanted = [c for c in segment.commits if c[0] in unknown and c[0] not in have]
         triples = [b for b in blobs if b[0] in unknown] + self._fetch(spark, log_uri, wanted)
-        partition_columns = segment_partition_columns(checkpoint, raw)
-        return assemble(segment, checkpoint, raw, partition_columns, triples)
+        partition_columns = segment_partition_columns(checkpoint, commits)
+        return assemble(segment, checkpoint, commits, partition_columns, triples)
 
     @staticmethod
     def prefetch(items: Iterable[tuple[SparkEngine, LogSegment]]) -> int:

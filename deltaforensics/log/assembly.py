@@ -9,8 +9,10 @@ Everything after the decoding is here, so the engines' frames agree by construct
 2. the engine decodes the sidecar files :func:`sidecar_paths` names (``CHECKPOINT_ACTIONS``
    are the columns worth reading from any checkpoint parquet);
 3. :func:`assemble_checkpoint` makes the :class:`RawCheckpoint`;
-4. :func:`assemble` makes the segment's :class:`ActionFrames` from it and the commits' raw frame,
-   with :func:`segment_partition_columns` naming the partition columns.
+4. the engine normalises its commits' raw frames into :class:`CommitActions` (chunk by chunk,
+   or one frame of them all: :mod:`deltaforensics.log.commit_actions`);
+5. :func:`assemble` makes the segment's :class:`ActionFrames` from the checkpoint and the
+   commits' actions, with :func:`segment_partition_columns` naming the partition columns.
 """
 
 from __future__ import annotations
@@ -23,13 +25,13 @@ from typing import Any
 import polars as pl
 
 from deltaforensics.errors import LogCorruptError
+from deltaforensics.log.commit_actions import CommitActions
 from deltaforensics.log.commit_lines import Blob, unknown_action_lines
 from deltaforensics.log.listing import CheckpointFiles
 from deltaforensics.log.normalize import file_actions, side_actions
 from deltaforensics.log.segment import LogSegment
 from deltaforensics.model.actions import Metadata
 from deltaforensics.model.schemas import (
-    KNOWN_ACTIONS,
     METADATA_SCHEMA,
     PROTOCOL_SCHEMA,
     UNKNOWN_SCHEMA,
@@ -186,46 +188,36 @@ def physical_partition_columns(metadata_texts: list[str]) -> tuple[str, ...]:
 
 
 def segment_partition_columns(
-    checkpoint: RawCheckpoint | None, raw: pl.DataFrame
+    checkpoint: RawCheckpoint | None, commits: CommitActions
 ) -> tuple[str, ...]:
     """The partition columns of a segment: its checkpoint's metaData, then its commits'."""
-    texts = list(checkpoint.metadata if checkpoint else ()) + raw["metaData"].drop_nulls().to_list()
+    texts = list(checkpoint.metadata if checkpoint else ()) + commits.metadata_texts()
     return physical_partition_columns(texts)
-
-
-def unknown_action_versions(raw: pl.DataFrame) -> list[int]:
-    """Ascending versions with a line holding no action Delta defines."""
-    known = [pl.col(c).is_not_null() for c in KNOWN_ACTIONS if c in raw.columns]
-    if not known or not raw.height:
-        return []
-    rows = raw.select(pl.col("_v").filter(~pl.any_horizontal(known)))
-    result: list[int] = rows["_v"].unique().sort().to_list()
-    return result
 
 
 def assemble(
     segment: LogSegment,
     checkpoint: RawCheckpoint | None,
-    raw: pl.DataFrame,
+    commits: CommitActions,
     partition_columns: tuple[str, ...],
     triples: Sequence[Blob],
 ) -> ActionFrames:
-    """The segment's frames from its checkpoint and the raw frame of its commits.
+    """The segment's frames from its checkpoint and its commits' actions.
 
     ``triples`` holds the bytes of at least every commit with an unknown action (their lines
-    are kept verbatim); ``raw`` is what :func:`~deltaforensics.log.commits.read_commits` gives.
+    are kept verbatim); ``commits`` is what
+    :func:`~deltaforensics.log.commits.read_commit_chunks` gives, or
+    :meth:`CommitActions.from_raw` of what :func:`~deltaforensics.log.commits.read_commits`
+    gives.
     """
     parts = _checkpoint_frames(checkpoint, partition_columns) if checkpoint else _Frames()
-    version = pl.col("_v")
-    parts.files.append(
-        file_actions(raw, source="commit", partition_columns=partition_columns, version=version)
-    )
-    side = side_actions(raw, version)
-    parts.add_side(side)
+    parts.files.append(commits.files(partition_columns))
+    parts.txns.append(commits.txns)
+    parts.domains.append(commits.domains)
     by_version = {v: data for v, _, data in triples}
     unknown_rows = [
         (v, line)
-        for v in unknown_action_versions(raw)
+        for v in commits.unknown_versions
         for line in unknown_action_lines(v, by_version[v])
     ]
     return ActionFrames(
@@ -233,12 +225,12 @@ def assemble(
         end_version=segment.end_version,
         partition_columns=partition_columns,
         files=pl.concat(parts.files, how="vertical"),
-        commit_infos=side["commit_infos"],
-        metadata=pl.concat([*parts.metadata, side["metadata"]], how="vertical"),
-        protocols=pl.concat([*parts.protocols, side["protocols"]], how="vertical"),
+        commit_infos=commits.commit_infos,
+        metadata=pl.concat([*parts.metadata, commits.metadata], how="vertical"),
+        protocols=pl.concat([*parts.protocols, commits.protocols], how="vertical"),
         txns=pl.concat(parts.txns, how="vertical"),
         domains=pl.concat(parts.domains, how="vertical"),
-        cdc=pl.concat([side["cdc"]], how="vertical"),
+        cdc=commits.cdc,
         unknown=pl.DataFrame(
             {"version": [v for v, _ in unknown_rows], "raw": [r for _, r in unknown_rows]},
             schema=UNKNOWN_SCHEMA,
@@ -302,5 +294,4 @@ __all__ = [
     "segment_partition_columns",
     "sidecar_paths",
     "structs_to_json",
-    "unknown_action_versions",
 ]

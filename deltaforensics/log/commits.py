@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from deltaforensics.log.assembly import unknown_action_versions
+from deltaforensics.log.commit_actions import CommitActions
 from deltaforensics.log.commit_lines import Blob, read_exactly
 from deltaforensics.log.duplicate_keys import (
     files_with_possible_duplicate_keys,
@@ -141,40 +141,37 @@ def read_commit_chunks(
     every_file: Callable[[], Sequence[Blob]],
     *,
     with_stats: bool = True,
-) -> tuple[pl.DataFrame, list[Blob]]:
-    """:func:`read_commits` over chunks that arrive one by one: each chunk is checked and parsed
-    on a worker thread (numpy and polars, the GIL released) while the caller's iterator reads
-    the next one, so reading the files overlaps parsing them. Also returns the files whose lines
-    the assembly keeps verbatim (those with an action Delta does not define).
-
-    A clean chunk is finished (its odd files read exactly) as soon as its parse is back, and
-    its bytes are let go then: holding every file to the end cost the whole log's size in
-    memory (4 GB at 1,000,000 commits, issue #23). A chunk the fast path declines sends the
-    whole log the general way, as one read of everything would (polars re-serialises some
-    values differently by what else is in the buffer), with ``every_file`` reading it again:
-    only logs with BOMs, blank lines or stray text pay for that second read."""
+) -> tuple[CommitActions, list[Blob]]:
+    """The actions of :func:`read_commits`' frame, over chunks that arrive one by one: each
+    chunk is checked, parsed, finished (its odd files read exactly) and normalised on a worker
+    thread (numpy and polars, the GIL released) while the caller's iterator reads the next.
+    Also returns the files whose lines the assembly keeps verbatim (those with an action Delta
+    does not define). A chunk's bytes and raw frame are let go once it is normalised: holding
+    them to the end cost several times the log's size (issue #23). A chunk the fast path
+    declines sends the whole log the general way, as one read of everything would (polars
+    re-serialises some values differently by what else is in the buffer), with ``every_file``
+    reading it again: only logs with BOMs, blank lines or stray text pay for that."""
     schema = RAW_ACTION_SCHEMA if with_stats else WITHOUT_STATS_SCHEMA
-    frames: list[pl.DataFrame] = []
+    parts: list[CommitActions] = []
     kept: list[Blob] = []
+    fast_rows = 0
 
-    rows = 0
-
-    def finish(blobs: Sequence[Blob], parsed: _Clean | None) -> bool:
-        nonlocal rows
-        if parsed is None:
+    def finish(blobs: Sequence[Blob], done: tuple[CommitActions, int] | None) -> bool:
+        nonlocal fast_rows
+        if done is None:
             return False
-        rows += parsed.total
-        frame = _patch_exact(parsed.raw, parsed.exact, blobs, schema)
-        unknown = set(unknown_action_versions(frame))
+        part, parsed = done
+        fast_rows += parsed
+        unknown = set(part.unknown_versions)
         kept.extend(b for b in blobs if b[0] in unknown)
-        frames.append(frame)
+        parts.append(part)
         return True
 
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="commit-parse") as pool:
-        pending: tuple[Sequence[Blob], Future[_Clean | None]] | None = None
+        pending: tuple[Sequence[Blob], Future[tuple[CommitActions, int] | None]] | None = None
         clean = True
         for chunk in chunks:
-            ahead = (chunk.blobs, pool.submit(_parse_clean, chunk, schema))
+            ahead = (chunk.blobs, pool.submit(_chunk_actions, chunk, schema))
             del chunk  # the worker holds the joined buffer only while it parses it
             if pending is not None and not finish(pending[0], pending[1].result()):
                 clean = False
@@ -182,13 +179,20 @@ def read_commit_chunks(
             pending = ahead
         if clean and pending is not None:
             clean = finish(pending[0], pending[1].result())
-    if not clean or not rows:
-        del frames[:], kept[:]
+    if not clean or not fast_rows:
+        del parts[:], kept[:]
         blobs = list(every_file())
-        return _read_in_general(blobs, schema), blobs
-    # one chunk per column: normalising a 13-chunk frame of 600k rows took 1.5 CPU s, 0.5 after
-    # this 0.15 s copy
-    return pl.concat(frames, how="vertical", rechunk=True), kept
+        return CommitActions.from_raw(_read_in_general(blobs, schema)), blobs
+    return CommitActions.joined(parts), kept
+
+
+def _chunk_actions(joined: JoinedCommits, schema: Schema) -> tuple[CommitActions, int] | None:
+    """One chunk's actions and the rows its fast path parsed; ``None`` when it declines."""
+    parsed = _parse_clean(joined, schema)
+    if parsed is None:
+        return None
+    raw = _patch_exact(parsed.raw, parsed.exact, joined.blobs, schema)
+    return CommitActions.from_raw(raw), parsed.total
 
 
 def _chunk_frame(blobs: Sequence[Blob], parsed: _Clean | None, schema: Schema) -> pl.DataFrame:

@@ -6,6 +6,8 @@ schemas) become typed nulls, so every source yields exactly the same columns.
 
 from __future__ import annotations
 
+from typing import Literal
+
 import polars as pl
 
 from deltaforensics.model.schemas import (
@@ -94,34 +96,38 @@ def partition_struct_from_map(column: pl.Expr, partition_columns: tuple[str, ...
     )
 
 
+# How a source holds partition values: JSON text (commits, JSON checkpoints), parquet maps or
+# structs; "text" keeps the JSON text undecoded for :func:`decode_partition_values`.
+PartitionValuesAs = Literal["json", "map", "text"]
+_TEXT_FILES_SCHEMA: dict[str, pl.DataType] = {**FILE_COLUMNS, PARTITION_VALUES: pl.String()}
+
+
 def file_actions(
     raw: pl.DataFrame,
     *,
     source: str,
-    partition_columns: tuple[str, ...],
     version: pl.Expr,
-    partition_values: str = "json",
+    partition_columns: tuple[str, ...] = (),
+    partition_values: PartitionValuesAs = "json",
+    kinds: tuple[str, ...] = ("add", "remove"),
 ) -> pl.DataFrame:
-    """Adds and removes of ``raw`` as rows of ``files_schema(partition_columns)``."""
-    schema = files_schema(partition_columns)
+    """The ``kinds`` of file actions of ``raw`` as rows of ``files_schema(partition_columns)``
+    (``partition_values="text"``: with the partition values as their JSON text)."""
+    schema = _TEXT_FILES_SCHEMA if partition_values == "text" else files_schema(partition_columns)
     frames: list[pl.DataFrame] = []
     indexed = raw.with_row_index("_seq")
-    for kind in ("add", "remove"):
+    for kind in kinds:
         if not _has(indexed, kind):
             continue
         rows = rows_with(indexed, kind, version, pl.col("_seq"))
         if rows.is_empty():
             continue
-        pv_raw = (
-            _field(rows, kind, "partitionValues", pl.String())
-            if partition_values == "json"
-            else None
-        )
-        if partition_values == "json":
-            assert pv_raw is not None
-            pv = partition_struct_from_json(pv_raw, partition_columns)
-        else:
+        if partition_values == "map":
             pv = _map_partition_values(rows, kind, partition_columns)
+        else:
+            pv = _field(rows, kind, "partitionValues", pl.String())
+            if partition_values == "json":
+                pv = partition_struct_from_json(pv, partition_columns)
         frames.append(
             rows.select(
                 version.alias("version"),
@@ -148,6 +154,16 @@ def file_actions(
     if not frames:
         return pl.DataFrame(schema=schema)
     return pl.concat(frames, how="vertical").select(list(schema))
+
+
+def decode_partition_values(
+    files: pl.DataFrame, partition_columns: tuple[str, ...]
+) -> pl.DataFrame:
+    """File actions read with ``partition_values="text"`` as ``files_schema(partition_columns)``
+    rows: decoded as :func:`file_actions` decodes them, so the two ways give the same frame."""
+    dtype = files_schema(partition_columns)[PARTITION_VALUES]
+    text = pl.col(PARTITION_VALUES)
+    return files.with_columns(partition_struct_from_json(text, partition_columns).cast(dtype))
 
 
 def _tags(frame: pl.DataFrame, struct: str) -> pl.Expr:
@@ -280,4 +296,10 @@ def _select_struct(
     ).cast(dict(schema))  # type: ignore[arg-type]
 
 
-__all__ = ["FILE_COLUMNS", "file_actions", "side_actions"]
+__all__ = [
+    "FILE_COLUMNS",
+    "PartitionValuesAs",
+    "decode_partition_values",
+    "file_actions",
+    "side_actions",
+]

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deltaforensics.errors import LogCorruptError
+from deltaforensics.log.commit_actions import CommitActions
 from deltaforensics.log.commits import (
     ESCAPES_POLARS_MANGLES,
     _escaped_files,
@@ -126,7 +127,27 @@ def test_the_fast_path_and_chunks_read_as_the_general_path(
     expected = outcome(lambda: _read_in_general(blobs))
     assert outcome(lambda: read_commits(blobs)) == expected
     chunks = [join_commits(blobs[at : at + chunk]) for at in range(0, len(blobs), chunk)]
-    assert outcome(lambda: read_commit_chunks(chunks, lambda: blobs)[0]) == expected
+    in_general = actions_outcome(lambda: CommitActions.from_raw(_read_in_general(blobs)))
+    assert actions_outcome(lambda: read_commit_chunks(chunks, lambda: blobs)[0]) == in_general
+
+
+def actions_outcome(read: Callable[[], CommitActions]) -> object:
+    """Every frame of the actions (their rows, in order), or the error."""
+    try:
+        actions = read()
+    except LogCorruptError as exc:
+        return str(exc)
+    return actions_rows(actions)
+
+
+def actions_rows(actions: CommitActions) -> object:
+    kinds = ("commit_infos", "metadata", "protocols", "txns", "domains", "cdc")
+    return (
+        actions.files(("d",)).rows(),
+        [getattr(actions, k).rows() for k in kinds],
+        actions.unknown_versions,
+        actions.rows,
+    )
 
 
 @pytest.mark.parametrize(
@@ -171,9 +192,10 @@ def test_chunks_let_go_of_every_file_but_those_kept_verbatim() -> None:
         raise AssertionError("a clean log is not read twice")
 
     chunks = [join_commits(blobs[at : at + 1]) for at in range(3)]
-    frame, kept = read_commit_chunks(chunks, must_not_read_again)
+    actions, kept = read_commit_chunks(chunks, must_not_read_again)
     assert kept == [blobs[1]]
-    assert frame.rows() == _read_in_general(blobs).rows()
+    in_general = CommitActions.from_raw(_read_in_general(blobs))
+    assert actions_rows(actions) == actions_rows(in_general)
 
 
 def test_a_declined_chunk_reads_the_whole_log_the_general_way() -> None:
@@ -190,7 +212,8 @@ def test_a_declined_chunk_reads_the_whole_log_the_general_way() -> None:
         return blobs
 
     chunks = [join_commits(blobs[at : at + 1]) for at in range(2)]
-    frame, kept = read_commit_chunks(chunks, every_file)
+    actions, kept = read_commit_chunks(chunks, every_file)
     assert reads == [1]
     assert kept == blobs
-    assert frame.rows() == _read_in_general(blobs).rows()
+    in_general = CommitActions.from_raw(_read_in_general(blobs))
+    assert actions_rows(actions) == actions_rows(in_general)
