@@ -22,7 +22,7 @@ What was read is kept: each commit is read once, the checkpoint at most once.
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import Any, Literal
 
 import polars as pl
 
@@ -132,7 +132,10 @@ class LogFileStats:
             )
         raw = read_checkpoint(self.store, cp, with_stats=True)
         version = pl.lit(cp.version, dtype=pl.Int64)
-        shaped = [(f, "json") for f in raw.json_frames] + [(f, "map") for f in raw.parquet_frames]
+        shaped: list[tuple[pl.DataFrame, Literal["json", "map"]]] = [
+            *((f, "json") for f in raw.json_frames),
+            *((f, "map") for f in raw.parquet_frames),
+        ]
         parts = [
             file_actions(
                 frame,
