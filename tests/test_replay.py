@@ -166,6 +166,9 @@ def test_the_latest_snapshot_without_the_lifecycle_equals_the_lifecycle_one(
     assert "lifecycle" not in fast.__dict__, "the shortcut fell back to the lifecycle"
     assert quick.schema == full.schema
     assert_frame_equal(quick, full, check_exact=True)
+    history = load(open_store(str(table)), mode="history").replay
+    assert live_count_at_end(history.frames.files) in (None, full.height)
+    assert history.num_files_at(history.end_version) == full.height
 
 
 @pytest.mark.corpus

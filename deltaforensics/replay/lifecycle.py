@@ -123,9 +123,17 @@ def _checkpoint_precedes(checkpoint: pl.DataFrame, commits: pl.DataFrame) -> boo
 
 
 def _live_commit_adds(commits: pl.DataFrame) -> pl.DataFrame:
-    """Commit adds that are the last action of their key (``_i``, key, ``action``)."""
-    return (
-        _in_action_order(commits)
-        .filter(~_same_key_as_next() & (pl.col("action") == "add"))
-        .select("_i", *KEY, "action")
-    )
+    """Commit adds that are the last action of their key (``_i``, key, ``action``).
+
+    A key with one action is live exactly when that action is an add; only the keys with
+    several are put in the order they took effect. In an append-heavy log that is a few of
+    them: sorting all 5,000,000 file actions of a 1,000,000-commit log by key took 16 CPU s
+    and ~0.7 GB (issue #23), finding the repeated keys a hash pass."""
+    columns = ["_i", *KEY, "action"]
+    marked = commits.with_columns(pl.struct(*KEY).is_duplicated().alias("_again"))
+    once = marked.filter(~pl.col("_again") & (pl.col("action") == "add")).select(columns)
+    again = marked.filter(pl.col("_again")).drop("_again")
+    if again.is_empty():
+        return once
+    last = _in_action_order(again).filter(~_same_key_as_next() & (pl.col("action") == "add"))
+    return pl.concat([once, last.select(columns)], how="vertical")
