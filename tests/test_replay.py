@@ -15,6 +15,7 @@ from deltaforensics.analysis import load, open_store
 from deltaforensics.engines.polars_engine import PolarsEngine
 from deltaforensics.errors import DeltaForensicsError
 from deltaforensics.log.listing import list_log
+from deltaforensics.model import commit_info
 from deltaforensics.replay import Replay, live_at_end
 from deltaforensics.replay.lifecycle import live_count_at_end
 from tests.conftest import SAMPLE_LOGS, corpus_tables
@@ -388,3 +389,20 @@ def test_live_files_among_equals_cutting_live_files(table: Path) -> None:
         got = rep.live_files_among(v, picks)
         assert got.sort("path", "dv_id").equals(expected.sort("path", "dv_id")), v
         assert got.height == expected.height
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("table", _TABLES, ids=[p.name for p in _TABLES])
+def test_the_commit_table_is_the_same_parsed_in_slices(
+    table: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """commitInfo texts are decoded a slice of rows at a time: a slice boundary changes
+    nothing (three rows at a time against all at once)."""
+    try:
+        frames = load(open_store(str(table)), mode="history").replay.frames
+    except DeltaForensicsError as err:  # the documented unreconstructable logs (test_corpus)
+        assert "cannot be reconstructed" in str(err)
+        return
+    whole = Replay("t", frames).commits
+    monkeypatch.setattr(commit_info, "_ROWS_AT_ONCE", 3)
+    assert_frame_equal(Replay("t", frames).commits, whole, check_exact=True)
