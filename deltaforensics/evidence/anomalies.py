@@ -99,8 +99,11 @@ def find_anomalies(
 
 
 def duplicate_removes(rep: Replay, txns: CommittedTransactions) -> list[Anomaly]:
-    removes = rep.frames.files.filter(
-        (pl.col("action") == "remove") & (pl.col("source") == "commit")
+    removes = (
+        rep.frames.files.lazy()  # only the columns read below are gathered
+        .filter((pl.col("action") == "remove") & (pl.col("source") == "commit"))
+        .select("version", "path", "dv_id", "data_change")
+        .collect()
     )
     if removes.is_empty():
         return []

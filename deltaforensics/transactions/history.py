@@ -67,9 +67,13 @@ class CommitHistory:
         self.rep, self.forced = rep, forced
         self.base = rep.frames.base_version
         self.floor = max(self.base, 0)  # the first version whose snapshot the replay knows
-        files = rep.frames.files.filter(pl.col("source") == "commit")
-        self.adds = slices_by(files.filter(pl.col("action") == "add"), "version")
-        self.removes = slices_by(files.filter(pl.col("action") == "remove"), "version")
+        # one filter per kind: a first filter to the commits' rows copied every file action
+        # (~0.8 GB at 1,000,000 commits) only to be filtered again
+        files, in_commit = rep.frames.files, pl.col("source") == "commit"
+        self.adds = slices_by(files.filter(in_commit & (pl.col("action") == "add")), "version")
+        self.removes = slices_by(
+            files.filter(in_commit & (pl.col("action") == "remove")), "version"
+        )
         self.empty = files.clear()
         self.app_ids = _names_by_version(rep.frames.txns, "app_id")
         self.domains = _names_by_version(rep.frames.domains, "domain")
