@@ -65,7 +65,8 @@ def live_at_end(files: pl.DataFrame) -> pl.DataFrame | None:
     parts = _end_candidates(files)
     if parts is None:
         return None
-    candidates = pl.concat(parts, how="vertical").sort(*KEY)
+    untouched, commits = parts
+    candidates = pl.concat([untouched, _live_commit_adds(commits)], how="vertical").sort(*KEY)
     if candidates.select(_same_key_as_next().any()).item():
         return None
     return _lifecycle_rows(
@@ -86,22 +87,28 @@ def live_count_at_end(files: pl.DataFrame) -> int | None:
     parts = _end_candidates(files)
     if parts is None:
         return None
-    untouched, commit_adds = parts
+    untouched, commits = parts
     if untouched.select(pl.struct(*KEY).is_duplicated().any()).item():
         return None
-    return int(untouched.select((pl.col("action") == "add").sum()).item()) + commit_adds.height
+    return int(untouched.select((pl.col("action") == "add").sum()).item()) + _live_commit_count(
+        commits
+    )
 
 
 def _end_candidates(files: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame] | None:
-    """The rows that may be live at the last version (``_i``, key, ``action``): checkpoint
-    rows whose key no commit touches, and the commit adds that are the last action of their
-    key; ``None`` for a null key or checkpoint rows that do not all precede the commits."""
-    keys = files.select(*KEY, "version", "seq", "action", "source").with_row_index("_i")
-    if any(keys[k].null_count() for k in KEY):
+    """The checkpoint rows that may be live at the last version, those whose key no commit
+    touches (``_i``, key, ``action``), and the commits' rows (``_i``, key, ``version``,
+    ``seq``, ``action``), of which the adds that are the last action of their key are live;
+    ``None`` for a null key or checkpoint rows that do not all precede the commits."""
+    if any(files[k].null_count() for k in KEY):
         return None
-    in_checkpoint = pl.col("source") == "checkpoint"
-    checkpoint = keys.filter(in_checkpoint).select("_i", *KEY, "action", "version")
-    commits = keys.filter(~in_checkpoint)
+    keys = files.select(*KEY, "version", "seq", "action").with_row_index("_i")
+    in_checkpoint = files["source"] == "checkpoint"
+    if in_checkpoint.any():
+        checkpoint = keys.filter(in_checkpoint).select("_i", *KEY, "action", "version")
+        commits = keys.filter(~in_checkpoint)
+    else:  # a history from version 0: no copy of every row to filter none out
+        checkpoint, commits = keys.clear().select("_i", *KEY, "action", "version"), keys
     if not _checkpoint_precedes(checkpoint, commits):
         return None
     untouched = checkpoint
@@ -109,7 +116,7 @@ def _end_candidates(files: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame] | 
         # an anti join needs no distinct right side: deduplicating 5,000,000 commit keys first
         # cost more than the join (issue #23)
         untouched = checkpoint.join(commits.select(*KEY), on=list(KEY), how="anti")
-    return untouched.select("_i", *KEY, "action"), _live_commit_adds(commits)
+    return untouched.select("_i", *KEY, "action"), commits
 
 
 def _same_key_as_next() -> pl.Expr:
@@ -126,6 +133,16 @@ def _checkpoint_precedes(checkpoint: pl.DataFrame, commits: pl.DataFrame) -> boo
     return commits.is_empty() or bool(commits["version"].min() > last)  # type: ignore[operator]
 
 
+def _live_commit_count(commits: pl.DataFrame) -> int:
+    """``_live_commit_adds(commits).height``, gathering only the repeated keys' rows."""
+    again = commits.select(pl.struct(*KEY).is_duplicated()).to_series()
+    once = commits.select(((pl.col("action") == "add") & ~again).sum()).item()
+    repeated = commits.filter(again)
+    if repeated.is_empty():
+        return int(once)
+    return int(once) + _last_adds(repeated).height
+
+
 def _live_commit_adds(commits: pl.DataFrame) -> pl.DataFrame:
     """Commit adds that are the last action of their key (``_i``, key, ``action``).
 
@@ -139,5 +156,9 @@ def _live_commit_adds(commits: pl.DataFrame) -> pl.DataFrame:
     again = marked.filter(pl.col("_again")).drop("_again")
     if again.is_empty():
         return once
-    last = _in_action_order(again).filter(~_same_key_as_next() & (pl.col("action") == "add"))
-    return pl.concat([once, last.select(columns)], how="vertical")
+    return pl.concat([once, _last_adds(again).select(columns)], how="vertical")
+
+
+def _last_adds(repeated: pl.DataFrame) -> pl.DataFrame:
+    """The rows of keys with several actions whose last action is an add: those adds."""
+    return _in_action_order(repeated).filter(~_same_key_as_next() & (pl.col("action") == "add"))
