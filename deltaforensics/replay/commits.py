@@ -20,47 +20,38 @@ def commit_table(frames: ActionFrames) -> pl.DataFrame:
     # lazily, so only the four columns counted are gathered: filtering the frame itself
     # copied every file action (~0.8 GB at 1,000,000 commits)
     files = frames.files.lazy().filter(pl.col("source") == "commit")
-    counts = files.group_by("version").agg(
-        (pl.col("action") == "add").sum().cast(pl.Int64).alias("num_added_files"),
-        (pl.col("action") == "remove").sum().cast(pl.Int64).alias("num_removed_files"),
-        pl.col("size").filter(pl.col("action") == "add").sum().cast(pl.Int64).alias("bytes_added"),
-        pl.col("size")
-        .filter(pl.col("action") == "remove")
-        .sum()
-        .cast(pl.Int64)
-        .alias("bytes_removed"),
-    ).collect()
-    marks = (
-        pl.DataFrame(
-            {
-                "version": frames.metadata["version"].to_list(),
-            },
-            schema={"version": pl.Int64},
+    counts = (
+        files.group_by("version")
+        .agg(
+            (pl.col("action") == "add").sum().cast(pl.Int64).alias("num_added_files"),
+            (pl.col("action") == "remove").sum().cast(pl.Int64).alias("num_removed_files"),
+            pl.col("size")
+            .filter(pl.col("action") == "add")
+            .sum()
+            .cast(pl.Int64)
+            .alias("bytes_added"),
+            pl.col("size")
+            .filter(pl.col("action") == "remove")
+            .sum()
+            .cast(pl.Int64)
+            .alias("bytes_removed"),
         )
-        .unique()
-        .with_columns(pl.lit(True).alias("changes_metadata"))
+        .collect()
     )
-    pmarks = (
-        pl.DataFrame(
-            {"version": frames.protocols["version"].to_list()},
-            schema={"version": pl.Int64},
-        )
-        .unique()
-        .with_columns(pl.lit(True).alias("changes_protocol"))
-    )
-    return (
-        versions.join(infos, on="version", how="left")
-        .join(counts, on="version", how="left")
-        .join(marks, on="version", how="left")
-        .join(pmarks, on="version", how="left")
-        .with_columns(
-            pl.col(
-                "num_added_files", "num_removed_files", "bytes_added", "bytes_removed"
-            ).fill_null(0),
-            pl.col("changes_metadata", "changes_protocol").fill_null(False),
-            pl.col("commit_info").is_not_null().alias("has_commit_info"),
-        )
-        .sort("version")
+    aligned = infos.height == versions.height and infos["version"].equals(versions["version"])
+    if aligned and versions["version"].is_sorted():
+        # one commitInfo per commit, in version order (nearly every log): the rows are already
+        # the table's, and a join would gather every column of every commit again (~1 GB at
+        # 1,000,000 commits, issue #23)
+        table = infos
+    else:
+        table = versions.join(infos, on="version", how="left").sort("version")
+    counted = table.select("version").join(counts, on="version", how="left", maintain_order="left")
+    return table.hstack(counted.drop("version")).with_columns(
+        pl.col("num_added_files", "num_removed_files", "bytes_added", "bytes_removed").fill_null(0),
+        pl.col("version").is_in(frames.metadata["version"].implode()).alias("changes_metadata"),
+        pl.col("version").is_in(frames.protocols["version"].implode()).alias("changes_protocol"),
+        pl.col("commit_info").is_not_null().alias("has_commit_info"),
     )
 
 
