@@ -79,15 +79,16 @@ class LogListing:
 
     @property
     def commit_versions(self) -> list[int]:
-        return list(self._versions.values)
+        return self._versions.values
 
     @property
     def latest_version(self) -> int:
         complete = [v for v, cps in self.checkpoints.items() if any(c.complete for c in cps)]
-        newest = self._versions.values[-1:]
-        if not complete and not newest:
+        newest = self._versions.newest
+        candidates = complete if newest is None else [newest, *complete]
+        if not candidates:
             raise NotADeltaTableError(self.uri, "_delta_log holds no commits or checkpoints")
-        return max([*newest, *complete])
+        return max(candidates)
 
     def missing_commits(self, start: int, end: int) -> list[Range]:
         """The missing commit versions in ``start..end`` as ranges (never enumerated)."""

@@ -26,20 +26,31 @@ class SortedVersions:
 
     Column-wise where they fit 64 bits (a listing's always do): a segment of 1,000,000
     commits asks about its gaps a few times, and a Python sort of the versions each time
-    cost ~0.5 s there. ``values`` is the sorted, distinct versions."""
+    cost ~0.5 s there. Either ``array`` holds the sorted, distinct versions, or (a version
+    beyond 64 bits) ``wide`` does."""
 
-    values: tuple[int, ...]
-    array: npt.NDArray[np.int64] | None  # ``values`` as int64, when they fit
+    array: npt.NDArray[np.int64] | None
+    wide: tuple[int, ...] = ()
 
     @classmethod
     def of(cls, present: Iterable[int]) -> SortedVersions:
         if not isinstance(present, Collection):
             present = list(present)  # read twice when a version needs more than 64 bits
         try:
-            array = np.unique(np.fromiter(present, dtype=np.int64))
+            return cls(np.unique(np.fromiter(present, dtype=np.int64)))
         except (OverflowError, TypeError, ValueError):
-            return cls(tuple(sorted(set(present))), None)
-        return cls(tuple(array.tolist()), array)
+            return cls(None, tuple(sorted(set(present))))
+
+    @property
+    def values(self) -> list[int]:
+        """The sorted, distinct versions."""
+        return list(self.wide) if self.array is None else self.array.tolist()
+
+    @property
+    def newest(self) -> int | None:
+        if self.array is None:
+            return self.wide[-1] if self.wide else None
+        return int(self.array[-1]) if self.array.size else None
 
     def missing(self, start: int, end: int) -> list[Range]:
         if self.array is None or not _fits(start) or not _fits(end):
