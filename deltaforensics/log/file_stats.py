@@ -22,14 +22,14 @@ What was read is kept: each commit is read once, the checkpoint at most once.
 from __future__ import annotations
 
 import threading
-from typing import Any, Literal
+from typing import Any
 
 import polars as pl
 
 from deltaforensics.errors import LogCorruptError
 from deltaforensics.log.checkpoints import read_checkpoint
 from deltaforensics.log.commits import read_commits
-from deltaforensics.log.normalize import file_actions
+from deltaforensics.log.normalize import PartitionValuesAs, file_actions
 from deltaforensics.log.segment import LogSegment
 from deltaforensics.log.storage import LogStore
 
@@ -132,7 +132,7 @@ class LogFileStats:
             )
         raw = read_checkpoint(self.store, cp, with_stats=True)
         version = pl.lit(cp.version, dtype=pl.Int64)
-        shaped: list[tuple[pl.DataFrame, Literal["json", "map"]]] = [
+        shaped: list[tuple[pl.DataFrame, PartitionValuesAs]] = [
             *((f, "json") for f in raw.json_frames),
             *((f, "map") for f in raw.parquet_frames),
         ]
