@@ -129,7 +129,11 @@ def load(
                     f"unreadable checkpoint(s): {', '.join(n[0] for n in sorted(exclude))}"
                 )
             raise
-        reader = engine or PolarsEngine(store, with_stats=holds_file_stats(listing, segment))
+        # the analysis asks little of the checkpoint files no commit touches: their count,
+        # and all of them only for a snapshot, a layout estimate or an overwrite's survivors
+        reader = engine or PolarsEngine(
+            store, with_stats=holds_file_stats(listing, segment), defer_untouched=True
+        )
         try:
             frames = reader.scan(segment)
         except LogCorruptError as err:

@@ -168,7 +168,7 @@ def test_the_latest_snapshot_without_the_lifecycle_equals_the_lifecycle_one(
     assert quick.schema == full.schema
     assert_frame_equal(quick, full, check_exact=True)
     history = load(open_store(str(table)), mode="history").replay
-    assert live_count_at_end(history.frames.files) in (None, full.height)
+    assert live_count_at_end(history.frames.all_files()) in (None, full.height)
     assert history.num_files_at(history.end_version) == full.height
 
 
@@ -342,7 +342,7 @@ def test_the_count_of_live_files_is_the_snapshots(
     table = _log_with_checkpoint(tmp_path, [*_HELD, *extra])
     store = open_store(table)
     rep = load(store, mode="snapshot").replay
-    count = live_count_at_end(rep.frames.files)
+    count = live_count_at_end(rep.frames.all_files())
     assert (count is not None) == counted
     n = rep.num_files_at(rep.end_version)
     if counted:  # neither the live rows nor the lifecycle were built to count them

@@ -126,8 +126,8 @@ def merge_frames(prior: ActionFrames, new: ActionFrames) -> ActionFrames:
         partition_columns=columns,
         files=pl.concat(
             [
-                align_partition_values(prior.files, columns),
-                align_partition_values(new.files, columns),
+                align_partition_values(prior.all_files(), columns),
+                align_partition_values(new.all_files(), columns),
             ],
             how="vertical",
         ),

@@ -50,6 +50,9 @@ CHECKPOINT_ACTIONS = (
     "checkpointMetadata",
 )
 SIDECAR_DIR = "_sidecars"
+# A checkpoint frame with only some of its rows carries each row's index in the whole file
+# here: a file action's ``seq`` (:func:`~deltaforensics.log.normalize.file_actions`).
+SEQ = "_seq"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -106,7 +109,12 @@ def sidecar_paths(parts: Sequence[CheckpointPart]) -> list[str]:
 
     Sidecar paths are relative to ``_delta_log/_sidecars``; an absolute URI keeps its name.
     """
-    return [f"{SIDECAR_DIR}/{p.rsplit('/', 1)[-1]}" for part in parts for p in part.sidecars]
+    return [sidecar_name(p) for part in parts for p in part.sidecars]
+
+
+def sidecar_name(path: str) -> str:
+    """A sidecar path as a checkpoint writes it, relative to ``_delta_log``."""
+    return f"{SIDECAR_DIR}/{path.rsplit('/', 1)[-1]}"
 
 
 def assemble_checkpoint(
@@ -239,6 +247,11 @@ def assemble(
     )
 
 
+def checkpoint_files(checkpoint: RawCheckpoint, partition_columns: tuple[str, ...]) -> pl.DataFrame:
+    """The file-action rows :func:`assemble` makes of ``checkpoint``."""
+    return pl.concat(_checkpoint_frames(checkpoint, partition_columns).files, how="vertical")
+
+
 @dataclass(slots=True)
 class _Frames:
     """The frames of a segment collected in order: its checkpoint's first, its commits' last."""
@@ -285,13 +298,16 @@ def _checkpoint_frames(checkpoint: RawCheckpoint, partition_columns: tuple[str, 
 
 __all__ = [
     "CHECKPOINT_ACTIONS",
+    "SEQ",
     "CheckpointPart",
     "RawCheckpoint",
     "assemble",
     "assemble_checkpoint",
     "check_checkpoint_schema",
+    "checkpoint_files",
     "physical_partition_columns",
     "segment_partition_columns",
+    "sidecar_name",
     "sidecar_paths",
     "structs_to_json",
 ]

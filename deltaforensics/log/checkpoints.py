@@ -11,17 +11,21 @@ import io
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
+import numpy as np
 import polars as pl
 
 from deltaforensics.errors import LogCorruptError
 from deltaforensics.log.assembly import (
     CHECKPOINT_ACTIONS,
+    SEQ,
     CheckpointPart,
     RawCheckpoint,
     assemble_checkpoint,
-    sidecar_paths,
+    check_checkpoint_schema,
+    sidecar_name,
 )
 from deltaforensics.log.commits import read_commits
 from deltaforensics.log.listing import CheckpointFiles
@@ -36,12 +40,88 @@ _T = TypeVar("_T")
 def read_checkpoint(
     store: LogStore, cp: CheckpointFiles, *, with_stats: bool = True
 ) -> RawCheckpoint:
+    return decode_checkpoint(store, cp, with_stats=with_stats).assembled()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DecodedCheckpoint:
+    """A checkpoint's files and sidecars decoded, the parquet ones still as arrow tables.
+
+    Turning a table into a polars frame copies every string; :meth:`split` first leaves out
+    the adds no commit touches (:mod:`deltaforensics.model.deferred_files`), so a checkpoint
+    of millions of live files under a window of a few thousand commits costs the decoding of
+    its columns and the copy of the few rows the window needs."""
+
+    files: CheckpointFiles
+    parts: tuple[tuple[str, CheckpointPart | pa.Table], ...]  # in ``files.names`` order
+    sidecars: tuple[tuple[str, pa.Table], ...]
+
+    def assembled(self, keep: dict[str, pa.ChunkedArray] | None = None) -> RawCheckpoint:
+        """The checkpoint with every row, or with the rows ``keep`` (a mask per table name,
+        from :meth:`split`) keeps."""
+        version = self.files.version
+        parts = [
+            p
+            if isinstance(p, CheckpointPart)
+            else CheckpointPart.from_parquet(name, _frame(p, keep, name), version)
+            for name, p in self.parts
+        ]
+        sidecars = [_frame(t, keep, name) for name, t in self.sidecars]
+        return assemble_checkpoint(self.files, parts, sidecars)
+
+    def split(self, touched: pl.Series) -> tuple[RawCheckpoint, DeferredAdds | None]:
+        """The checkpoint without the adds whose path neither ``touched`` (the paths the
+        segment's commits name) nor a checkpoint remove names, and those adds' count; every
+        row, and ``None``, when leaving them out would not be exact: an add path repeated
+        among them (the lifecycle then orders the repeats) or nothing to leave out."""
+        import pyarrow.compute as pc  # noqa: PLC0415
+
+        tables = [(name, t) for name, t in self.parts if not isinstance(t, CheckpointPart)]
+        tables += list(self.sidecars)
+        removed = [_paths(t, "remove") for _, t in tables]
+        known = [pl.Series(r, dtype=pl.String) for r in removed if r is not None]
+        covered = pl.concat([touched, *known]).drop_nulls().unique().sort()
+        value_set = covered.to_arrow()
+        keep: dict[str, pa.ChunkedArray] = {}
+        left_out: list[tuple[pl.Series, pa.ChunkedArray]] = []
+        for name, table in tables:
+            adds = _paths(table, "add")
+            if adds is None:
+                continue
+            out = pc.and_(pc.is_valid(adds), pc.invert(pc.is_in(adds, value_set=value_set)))
+            keep[name] = pc.invert(out)
+            left_out.append((pl.Series(adds, dtype=pl.String), out))
+        count = sum(pc.sum(out).as_py() or 0 for _, out in left_out)
+        if not count or _repeats(left_out):
+            return self.assembled(), None
+        return self.assembled(keep), DeferredAdds(count=count, touched_paths=covered)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeferredAdds:
+    """What :meth:`DecodedCheckpoint.split` left out: ``count`` adds with distinct paths, none
+    of them among ``touched_paths``."""
+
+    count: int
+    touched_paths: pl.Series
+
+
+def decode_checkpoint(
+    store: LogStore, cp: CheckpointFiles, *, with_stats: bool = True
+) -> DecodedCheckpoint:
+    """Each file of ``cp`` and the sidecars it names, decoded: JSON parts as
+    :class:`CheckpointPart`, parquet parts and sidecars as arrow tables whose schema a
+    checkpoint can have."""
     blobs = _contents(store, cp.names)
     parts = each_concurrently(
-        lambda name: _read_part(name, blobs[name], cp.version, with_stats=with_stats), cp.names
+        lambda name: _decode_part(name, blobs[name], cp.version, with_stats=with_stats), cp.names
     )
-    names = sidecar_paths(parts)
-    sidecars: list[pl.DataFrame] = []
+    names = [
+        sidecar_name(p)
+        for part in parts
+        for p in (part.sidecars if isinstance(part, CheckpointPart) else _sidecar_paths(part))
+    ]
+    sidecars: list[pa.Table] = []
     if names:
         try:
             side_blobs = _contents(store, names)
@@ -50,9 +130,66 @@ def read_checkpoint(
                 cp.label, f"a sidecar file cannot be read: {exc}", cp.version
             ) from None
         sidecars = each_concurrently(
-            lambda n: _read_parquet(n, side_blobs[n], cp.version, with_stats=with_stats), names
+            lambda n: _read_table(n, side_blobs[n], cp.version, with_stats=with_stats), names
         )
-    return assemble_checkpoint(cp, parts, sidecars)
+    return DecodedCheckpoint(
+        files=cp,
+        parts=tuple(zip(cp.names, parts, strict=True)),
+        sidecars=tuple(zip(names, sidecars, strict=True)),
+    )
+
+
+def _frame(table: pa.Table, keep: dict[str, pa.ChunkedArray] | None, name: str) -> pl.DataFrame:
+    """``table`` as a polars frame, only the rows ``keep[name]`` keeps if it names one, with
+    each row's index in the whole table as ``_seq`` (a file action's ``seq``)."""
+    import pyarrow as pa  # noqa: PLC0415
+    import pyarrow.compute as pc  # noqa: PLC0415
+
+    mask = None if keep is None else keep.get(name)
+    if mask is not None:
+        at = pc.indices_nonzero(mask).cast(pa.int64())
+        table = table.filter(mask).append_column(SEQ, at)
+    frame = pl.from_arrow(table)
+    assert isinstance(frame, pl.DataFrame)
+    return frame
+
+
+def _paths(table: pa.Table, column: str) -> pa.ChunkedArray | None:
+    """The ``path`` field of ``column``'s structs (null where the struct is), or ``None``."""
+    import pyarrow as pa  # noqa: PLC0415
+    import pyarrow.compute as pc  # noqa: PLC0415
+
+    if column not in table.column_names:
+        return None
+    values = table.column(column)
+    if not isinstance(values.type, pa.StructType) or values.type.get_field_index("path") < 0:
+        return None
+    return pc.struct_field(values, "path")
+
+
+def _repeats(parts: list[tuple[pl.Series, pa.ChunkedArray]]) -> bool:
+    """Whether a path repeats among the rows each mask picks out of its paths: their 64-bit
+    hashes sorted first (a hash table of 4,000,000 paths took ~4.6 s, sorting their hashes
+    ~0.2 s), then the paths themselves, where two hashes are equal."""
+    hashes = np.sort(
+        np.concatenate(
+            [p.hash().to_numpy()[np.asarray(m.to_numpy(zero_copy_only=False))] for p, m in parts]
+        )
+    )
+    if hashes.size < 2 or not bool((hashes[1:] == hashes[:-1]).any()):
+        return False
+    picked = [p.filter(pl.Series(m, dtype=pl.Boolean)) for p, m in parts]
+    return bool(pl.concat(picked).is_duplicated().any())
+
+
+def _sidecar_paths(table: pa.Table) -> list[str]:
+    """The sidecar paths a parquet part names (as :meth:`CheckpointPart.from_parquet`)."""
+    import pyarrow as pa  # noqa: PLC0415
+
+    paths = _paths(table, "sidecar")
+    if paths is None:
+        return []
+    return [p for p in paths.cast(pa.string()).to_pylist() if p is not None]
 
 
 def _contents(store: LogStore, names: Sequence[str]) -> dict[str, bytes | str]:
@@ -83,12 +220,17 @@ def each_concurrently(read: Callable[[str], _T], names: Sequence[str]) -> list[_
         return list(pool.map(read, names))
 
 
-def _read_part(name: str, data: bytes | str, version: int, *, with_stats: bool) -> CheckpointPart:
+def _decode_part(
+    name: str, data: bytes | str, version: int, *, with_stats: bool
+) -> CheckpointPart | pa.Table:
     if name.endswith(".json"):
         assert isinstance(data, bytes)
         return CheckpointPart.from_json(_read_json_checkpoint(name, data, version))
-    frame = _read_parquet(name, data, version, with_stats=with_stats)
-    return CheckpointPart.from_parquet(name, frame, version)
+    table = _read_table(name, data, version, with_stats=with_stats)
+    empty = pl.from_arrow(table.schema.empty_table())
+    assert isinstance(empty, pl.DataFrame)
+    check_checkpoint_schema(name, empty, version)
+    return table
 
 
 def _read_json_checkpoint(name: str, data: bytes, version: int) -> pl.DataFrame:
@@ -100,7 +242,7 @@ def _read_json_checkpoint(name: str, data: bytes, version: int) -> pl.DataFrame:
         raise LogCorruptError(name, f"unreadable JSON checkpoint: {exc}", version) from None
 
 
-def _read_parquet(name: str, data: bytes | str, version: int, *, with_stats: bool) -> pl.DataFrame:
+def _read_table(name: str, data: bytes | str, version: int, *, with_stats: bool) -> pa.Table:
     """``data`` is the file's bytes or its local path (mapped, so unread columns cost nothing).
     pyarrow is imported here, by the first checkpoint read: a log without one never needs it
     (0.1 s of every command's start-up)."""
@@ -116,10 +258,7 @@ def _read_parquet(name: str, data: bytes | str, version: int, *, with_stats: boo
     except (pa.ArrowException, OSError, ValueError) as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise LogCorruptError(name, f"unreadable parquet checkpoint: {reason}", version) from None
-    table = _drop_unwanted(table, with_stats)
-    frame = pl.from_arrow(table)
-    assert isinstance(frame, pl.DataFrame)
-    return frame
+    return _drop_unwanted(table, with_stats)
 
 
 # Fields of a checkpoint's add struct nothing reads: Delta-Spark writes the statistics and the
@@ -170,4 +309,10 @@ def _drop_unwanted(table: pa.Table, with_stats: bool) -> pa.Table:
     return table.set_column(table.column_names.index("add"), "add", slim)
 
 
-__all__ = ["each_concurrently", "read_checkpoint"]
+__all__ = [
+    "DecodedCheckpoint",
+    "DeferredAdds",
+    "decode_checkpoint",
+    "each_concurrently",
+    "read_checkpoint",
+]

@@ -115,7 +115,8 @@ def file_actions(
     (``partition_values="text"``: with the partition values as their JSON text)."""
     schema = _TEXT_FILES_SCHEMA if partition_values == "text" else files_schema(partition_columns)
     frames: list[pl.DataFrame] = []
-    indexed = raw.with_row_index("_seq")
+    # a checkpoint read in part carries each row's index in the whole file (assembly.SEQ)
+    indexed = raw if "_seq" in raw.columns else raw.with_row_index("_seq")
     for kind in kinds:
         if not _has(indexed, kind):
             continue

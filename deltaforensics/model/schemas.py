@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
+from deltaforensics.model.deferred_files import DeferredFiles
 from deltaforensics.model.file_stats import FileStatsSource
 
 DV_STRUCT = pl.Struct(
@@ -144,7 +145,10 @@ class ActionFrames:
 
     Rows from a checkpoint carry ``version == base_version`` and ``source == "checkpoint"``.
     ``file_stats``: where the files' ``stats`` are read from when ``files`` does not hold them
-    (its ``stats`` column is then null); ``None`` when it does.
+    (its ``stats`` column is then null); ``None`` when it does. ``deferred``: the checkpoint
+    adds ``files`` leaves out, because no commit of the segment touches them
+    (:class:`~deltaforensics.model.deferred_files.DeferredFiles`); :meth:`all_files` holds
+    them too.
     """
 
     base_version: int
@@ -160,3 +164,12 @@ class ActionFrames:
     unknown: pl.DataFrame = field(default_factory=lambda: empty(UNKNOWN_SCHEMA))
     commit_versions: tuple[int, ...] = ()
     file_stats: FileStatsSource | None = None
+    deferred: DeferredFiles | None = None
+
+    def all_files(self) -> pl.DataFrame:
+        """``files`` with every checkpoint row, deferred ones included, in the order ``files``
+        would have held them: the checkpoint's rows, then the commits'."""
+        if self.deferred is None:
+            return self.files
+        commits = self.files.filter(pl.col("source") != "checkpoint")
+        return pl.concat([self.deferred.checkpoint_rows(), commits], how="vertical")

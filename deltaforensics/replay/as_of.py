@@ -52,7 +52,20 @@ class Replay:
 
     @cached_property
     def lifecycle(self) -> pl.DataFrame:
+        return build_lifecycle(self.frames.all_files())
+
+    @cached_property
+    def _touched_lifecycle(self) -> pl.DataFrame:
+        """The lifecycle of the files the frames hold: for the paths they cover completely
+        (every path a commit names), the same rows as :attr:`lifecycle`, without reading
+        the checkpoint adds no commit touches (:class:`~deltaforensics.model.deferred_files.DeferredFiles`)."""
+        if self.frames.deferred is None:
+            return self.lifecycle
         return build_lifecycle(self.frames.files)
+
+    def all_files(self) -> pl.DataFrame:
+        """Every file action of the segment (:meth:`ActionFrames.all_files`)."""
+        return self.frames.all_files()
 
     @cached_property
     def _metadata(self) -> _Versioned:
@@ -161,8 +174,12 @@ class Replay:
         rows, not a filter over every file the history ever had.
         """
         self._check(version)
-        lc = self.lifecycle
         wanted = paths.drop_nulls().unique().sort()
+        deferred = self.frames.deferred
+        if deferred is None or "lifecycle" in self.__dict__ or not deferred.covers(wanted):
+            lc = self.lifecycle
+        else:  # a winner's removed files are files some commit names: none is left out
+            lc = self._touched_lifecycle
         column = lc["path"]
         if column.null_count():
             found = lc.filter(pl.col("path").is_in(wanted.implode()))
@@ -229,13 +246,15 @@ class Replay:
         if version == self.end_version and not built:
             count = live_count_at_end(self.frames.files)
             if count is not None:
-                return count
+                deferred = self.frames.deferred
+                # the adds left out are live at the end: no commit touches their paths
+                return count + (deferred.count if deferred is not None else 0)
         return self._live_sorted(version).height
 
     @cached_property
     def _live_at_end(self) -> pl.DataFrame | None:
         """:func:`live_at_end`, once: ``explain`` asks for the latest snapshot more than once."""
-        return live_at_end(self.frames.files)
+        return live_at_end(self.frames.all_files())
 
     def snapshot_at(self, version: int | None = None) -> Snapshot:
         v = self.end_version if version is None else version

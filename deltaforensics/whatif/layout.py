@@ -153,7 +153,7 @@ class Relabeler:
         thousands of commits of a few files each, and one pass over all of them costs about
         what one pass over one costs. Frames not shaped as the history's files (an attempted
         statement's) are re-labelled on their own."""
-        files = self.replay.frames.files
+        files = self.replay.all_files()
         names, dtypes = files.columns, files.dtypes
 
         def shaped(f: pl.DataFrame) -> bool:  # the schema, compared without building one

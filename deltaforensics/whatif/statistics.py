@@ -29,7 +29,7 @@ _SLICES = 4
 def add_stats(replay: Replay, paths: pl.Series | None = None) -> pl.DataFrame:
     """The statistics of every logical file (of those at ``paths``), from its last add that
     has some."""
-    adds = replay.frames.files.filter(pl.col("action") == "add")
+    adds = replay.all_files().filter(pl.col("action") == "add")
     if paths is not None:
         adds = replay.with_file_stats(adds.filter(pl.col("path").is_in(paths.implode())))
     return (
@@ -192,7 +192,7 @@ class StatRanges:
         return self._once("texts", self._texts)
 
     def _texts(self) -> pl.DataFrame:
-        files = self.replay.frames.files
+        files = self.replay.all_files()
         if "stats" not in files.columns:
             return pl.DataFrame(schema={"stats": pl.String})
         # every text of the history: from frames without statistics, the whole log is read
