@@ -33,6 +33,7 @@ from deltaforensics.log.storage import LogStore
 
 if TYPE_CHECKING:
     import pyarrow as pa
+    import pyarrow.parquet as pq
 
 _T = TypeVar("_T")
 
@@ -253,12 +254,59 @@ def _read_table(name: str, data: bytes | str, version: int, *, with_stats: bool)
         source = io.BytesIO(data) if isinstance(data, bytes) else data
         file = pq.ParquetFile(source, memory_map=isinstance(data, str))
         present = [c for c in CHECKPOINT_ACTIONS if c in file.schema_arrow.names]
-        table = file.read(columns=_columns_to_read(file.schema_arrow, present, with_stats))
+        table = read_columns(file, _columns_to_read(file.schema_arrow, present, with_stats))
         table = table.select(present)
     except (pa.ArrowException, OSError, ValueError) as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise LogCorruptError(name, f"unreadable parquet checkpoint: {reason}", version) from None
     return _drop_unwanted(table, with_stats)
+
+
+def read_columns(file: pq.ParquetFile, columns: list[str]) -> pa.Table:
+    """``file.read(columns=columns)``, without decoding an action column in a row group its
+    statistics show to be null throughout: nearly every row of a large checkpoint is an
+    add, and its remove, metaData, protocol and txn columns, null on those rows, took ~1 CPU
+    s and 0.6 GB to decode at 4,000,000 files (issue #23)."""
+    import pyarrow as pa  # noqa: PLC0415
+
+    meta, schema = file.metadata, file.schema_arrow
+    groups = [meta.row_group(g) for g in range(meta.num_row_groups)]
+    empty = {
+        c: [g for g, rg in enumerate(groups) if _null_throughout(rg, c)]
+        for c in columns
+        if "." not in c and c != "add"
+    }
+    sparse = [c for c, found in empty.items() if found]
+    dense = [c for c in columns if c not in sparse]
+    if len(groups) < 2 or not sparse or not any(c.split(".")[0] == "add" for c in dense):
+        return file.read(columns=columns)
+    table = file.read(columns=dense)
+    for c in sparse:
+        dtype = schema.field(c).type
+        chunks = [
+            pa.nulls(rg.num_rows, dtype)
+            if g in empty[c]
+            else file.read_row_group(g, columns=[c]).column(c).combine_chunks()
+            for g, rg in enumerate(groups)
+        ]
+        table = table.append_column(schema.field(c), pa.chunked_array(chunks, dtype))
+    return table
+
+
+def _null_throughout(group: pq.RowGroupMetaData, column: str) -> bool:
+    """Whether every leaf of ``column`` in ``group`` is null on every row, by the statistics
+    (a leaf without a null count: not known, so no)."""
+    leaves = [
+        group.column(i)
+        for i in range(group.num_columns)
+        if group.column(i).path_in_schema.split(".")[0] == column
+    ]
+    return bool(leaves) and all(
+        leaf.statistics is not None
+        and leaf.statistics.has_null_count
+        and leaf.statistics.null_count == group.num_rows
+        for leaf in leaves
+    )
 
 
 # Fields of a checkpoint's add struct nothing reads: Delta-Spark writes the statistics and the

@@ -12,7 +12,7 @@ from polars.testing import assert_frame_equal
 
 from deltaforensics.analysis import open_store
 from deltaforensics.errors import LogCorruptError
-from deltaforensics.log.checkpoints import read_checkpoint
+from deltaforensics.log.checkpoints import read_checkpoint, read_columns
 from deltaforensics.log.listing import CheckpointFiles
 from deltaforensics.log.storage import StoreWrapper
 from tests.strategies import _ADD, _META, _PROTO, EMPTY_CHECKPOINT_METADATA
@@ -99,3 +99,41 @@ def test_local_parts_read_in_place_equal_parts_read_as_bytes(
     assert in_place.metadata == as_bytes.metadata and in_place.protocols == as_bytes.protocols
     for a, b in zip(in_place.parquet_frames, as_bytes.parquet_frames, strict=True):
         assert_frame_equal(a, b)
+
+
+def _remove_struct() -> pa.StructType:
+    return pa.struct(
+        [("path", pa.string()), ("deletionTimestamp", pa.int64()), ("dataChange", pa.bool_())]
+    )
+
+
+@pytest.mark.parametrize("where", ["first", "last", "spread", "none"])
+def test_an_action_column_null_in_a_row_group_reads_as_when_decoded(
+    tmp_path: Path, where: str
+) -> None:
+    """Row groups whose statistics show a column null throughout are not decoded: the table
+    must equal the one decoding everything gives, wherever the other actions sit."""
+    n, group = 1_000, 128
+    at = {"first": [0, 1, 2], "last": [n - 2, n - 1], "spread": [5, 400, 999], "none": []}[where]
+    rows: list[dict[str, object]] = []
+    for i in range(n):
+        row: dict[str, object] = {"protocol": None, "metaData": None, "add": None, "remove": None}
+        if i == 0:
+            row["protocol"] = {"minReaderVersion": 1, "minWriterVersion": 2}
+        elif i == 1:
+            row["metaData"] = EMPTY_CHECKPOINT_METADATA
+        elif i in at:
+            row["remove"] = {"path": f"gone-{i}", "deletionTimestamp": i, "dataChange": True}
+        else:
+            row["add"] = {"path": f"p-{i}", "partitionValues": [], "size": i, "modificationTime": 1}
+        rows.append(row)
+    schema = pa.schema(
+        [("protocol", _PROTO), ("metaData", _META), ("add", _ADD), ("remove", _remove_struct())]
+    )
+    path = tmp_path / "cp.parquet"
+    pq.write_table(pa.Table.from_pylist(rows, schema=schema), path, row_group_size=group)
+    file = pq.ParquetFile(path)
+    columns = ["protocol", "metaData", "remove", "add.path", "add.size"]
+    expected = file.read(columns=columns)
+    got = read_columns(file, columns)
+    assert got.select(expected.column_names).equals(expected)
