@@ -16,6 +16,7 @@ from deltaforensics.errors import (
     LogCorruptError,
     VersionNotFoundError,
 )
+from deltaforensics.log.commit_names import commits_between
 from deltaforensics.log.file_facts import fetch_facts
 from deltaforensics.log.listing import LogListing, list_log
 from deltaforensics.log.segment import LogSegment, diagnose_listing
@@ -171,7 +172,7 @@ def load_commits(
     hi = latest if to_version is None else to_version
     if to_version is not None and to_version > latest:
         raise VersionNotFoundError(store.uri, to_version, f"the latest version is {latest}")
-    wanted = [(v, n) for v, n in sorted(listing.commits.items()) if lo <= v <= hi]
+    wanted = commits_between(listing.commits, lo, hi)
     segment = LogSegment(
         uri=store.uri, end_version=hi, base_version=-1, checkpoint=None, commits=tuple(wanted)
     )

@@ -20,19 +20,17 @@ Reader = Callable[[Sequence[str]], dict[str, StoredFile]]
 class FileFacts:
     """The listed names, and the facts read so far (``None``: a folder, or gone since)."""
 
-    def __init__(
-        self, names: list[str], commits: Mapping[int, str], others: frozenset[str], read: Reader
-    ) -> None:
-        # membership is asked of the commits' own map and the few other names: a set of
-        # every name would hold the log's size again
-        self._names, self._commits, self._others = names, commits, others
+    def __init__(self, commits: Mapping[int, str], others: Sequence[str], read: Reader) -> None:
+        # the commits' own map names them: a list or set of every name would hold the
+        # log's names again (~75 MB at 1,000,000 commits)
+        self._commits, self._others, self._other_set = commits, others, frozenset(others)
         self._read = read
         self._got: dict[str, StoredFile | None] = {}
 
     def __contains__(self, name: object) -> bool:
         if not isinstance(name, str):
             return False
-        if name in self._others:
+        if name in self._other_set:
             return True
         head = name[:20]
         return (
@@ -43,10 +41,16 @@ class FileFacts:
         )
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._names)
+        """The commits in version order, then the other names in listing order."""
+        yield from self._plain()
+        yield from self._others
 
     def __len__(self) -> int:
-        return len(self._names)
+        return sum(1 for _ in self._plain()) + len(self._others)
+
+    def _plain(self) -> Iterator[str]:
+        """The commits named as their versions (an odd spelling is among the others)."""
+        return (name for name in self._commits.values() if name not in self._other_set)
 
     def fetch(self, names: Sequence[str]) -> None:
         """Read, in one call, the facts of every listed file of ``names`` not read yet."""

@@ -10,15 +10,17 @@ import json
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import compress
 
+import numpy as np
+import numpy.typing as npt
 import polars as pl
 
 from deltaforensics.errors import NotADeltaTableError
+from deltaforensics.log.commit_names import CommitNames
 from deltaforensics.log.file_facts import FileFacts, ListedSizes, ListedTimes
 from deltaforensics.log.paths import MAX_VERSION, LogFileKind, LogPath, parse_log_path
 from deltaforensics.log.storage import LogStore
-from deltaforensics.model.gaps import Range, SortedVersions
+from deltaforensics.model.gaps import Range, SortedVersions, distinct_sorted
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -53,7 +55,7 @@ class LastCheckpointHint:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LogListing:
     uri: str
-    commits: dict[int, str]
+    commits: Mapping[int, str]  # a CommitNames when listed; any mapping will do
     checkpoints: dict[int, tuple[CheckpointFiles, ...]]
     compacted: tuple[LogPath, ...] = ()
     crc_versions: frozenset[int] = frozenset()
@@ -73,7 +75,8 @@ class LogListing:
     @property
     def _versions(self) -> SortedVersions:
         if self._ordered is None:
-            object.__setattr__(self, "_ordered", SortedVersions.of(self.commits))
+            known = self.commits.versions if isinstance(self.commits, CommitNames) else None
+            object.__setattr__(self, "_ordered", known or SortedVersions.of(self.commits))
         assert self._ordered is not None
         return self._ordered
 
@@ -90,6 +93,10 @@ class LogListing:
             raise NotADeltaTableError(self.uri, "_delta_log holds no commits or checkpoints")
         return max(candidates)
 
+    def first_of_run(self, version: int) -> int:
+        """The first version of the unbroken run of listed commits that holds ``version``."""
+        return self._versions.first_of_run(version)
+
     def missing_commits(self, start: int, end: int) -> list[Range]:
         """The missing commit versions in ``start..end`` as ranges (never enumerated)."""
         return self._versions.missing(start, end)
@@ -102,7 +109,9 @@ def list_log(store: LogStore) -> LogListing:
     is listed so, and its files' sizes and times are read when asked for (:class:`FileFacts`).
     """
     names, sizes, modified = _listed(store)
-    commits, rest = plain_commits(names)
+    plain, rest = plain_commits(names)
+    del names  # the commits' names live on as their versions
+    odd: dict[int, str] = {}
     singles: dict[int, list[CheckpointFiles]] = defaultdict(list)
     parts: dict[tuple[int, int], list[LogPath]] = defaultdict(list)
     compacted: list[LogPath] = []
@@ -119,7 +128,7 @@ def list_log(store: LogStore) -> LogListing:
             continue
         match parsed.kind:
             case LogFileKind.COMMIT:
-                commits[parsed.version] = name
+                odd[parsed.version] = name
             case LogFileKind.CHECKPOINT:
                 singles[parsed.version].append(
                     CheckpointFiles(version=parsed.version, kind="classic", names=(name,))
@@ -152,9 +161,10 @@ def list_log(store: LogStore) -> LogListing:
             )
         )
     checkpoints = {v: _prefer(cps) for v, cps in singles.items()}
+    commits = CommitNames(distinct_sorted(plain), odd)
     hint = _read_last_checkpoint(store) if has_last_checkpoint else None
     if sizes is None:
-        facts = FileFacts(names, commits, frozenset(rest), store.file_facts)  # type: ignore[attr-defined]
+        facts = FileFacts(commits, rest, store.file_facts)  # type: ignore[attr-defined]
         sizes, modified = ListedSizes(facts), ListedTimes(facts)
     return LogListing(
         uri=store.uri,
@@ -193,13 +203,13 @@ def _listed(
 MAX_VERSION_DIGITS = f"{MAX_VERSION:020d}"
 
 
-def plain_commits(names: Sequence[str]) -> tuple[dict[int, str], list[str]]:
-    """The ``NNNNNNNNNNNNNNNNNNNN.json`` commits among ``names`` by version (ASCII digits, a
-    version that fits Delta's signed 64-bit long), found column-wise: nearly every name of a
-    long log is one, and a Python test per name cost seconds at 1,000,000 commits. The
-    other names, in listing order, are classified by :func:`parse_log_path`."""
+def plain_commits(names: Sequence[str]) -> tuple[npt.NDArray[np.int64], list[str]]:
+    """The versions of the ``NNNNNNNNNNNNNNNNNNNN.json`` commits among ``names`` (ASCII
+    digits, a version that fits Delta's signed 64-bit long), found column-wise: nearly every
+    name of a long log is one, and a Python test per name cost seconds at 1,000,000 commits.
+    The other names, in listing order, are classified by :func:`parse_log_path`."""
     if not names:
-        return {}, []
+        return np.empty(0, dtype=np.int64), []
     column = pl.Series(names, dtype=pl.String)
     digits = column.str.slice(0, 20)
     plain = (
@@ -208,11 +218,8 @@ def plain_commits(names: Sequence[str]) -> tuple[dict[int, str], list[str]]:
         & digits.str.contains(r"^[0-9]{20}$")
         & (digits <= MAX_VERSION_DIGITS)
     )
-    mask = plain.to_list()
-    found = list(compress(names, mask))
-    versions = digits.filter(plain).cast(pl.Int64).to_list()
-    rest = [n for n, is_plain in zip(names, mask, strict=True) if not is_plain]
-    return dict(zip(versions, found, strict=True)), rest
+    versions = digits.filter(plain).cast(pl.Int64).to_numpy()
+    return versions, column.filter(~plain).to_list()
 
 
 def _prefer(cps: list[CheckpointFiles]) -> tuple[CheckpointFiles, ...]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from deltaforensics.errors import VersionNotFoundError
+from deltaforensics.log.commit_names import commits_between
 from deltaforensics.log.listing import CheckpointFiles, LogListing
 from deltaforensics.model.diagnostic_codes import (
     CHECKPOINT_FALLBACK,
@@ -70,11 +71,9 @@ class LogSegment:
         """The longest contiguous chain ending at ``version``: from v0 if retained, else the
         earliest usable checkpoint inside the retained run of commits."""
         end = _end(listing, version)
-        low = end
-        while low - 1 in listing.commits:
-            low -= 1
-        if end not in listing.commits:
-            low = end + 1  # the end itself is only a checkpoint
+        # the run of commits ending at ``end``, found by binary search (a loop asked the
+        # listing about each of 1,000,000 versions)
+        low = listing.first_of_run(end) if end in listing.commits else end + 1
         if low == 0 and 0 in listing.commits:
             return cls._build(listing, end, None, exclude)
         usable = [
@@ -113,7 +112,9 @@ class LogSegment:
         exclude: frozenset[tuple[str, ...]],
     ) -> LogSegment:
         base = cp.version if cp else -1
-        commits = tuple((v, listing.commits[v]) for v in range(base + 1, end + 1))
+        commits = tuple(commits_between(listing.commits, base + 1, end))
+        if len(commits) != end - base:  # a gap: name the missing version as before
+            commits = tuple((v, listing.commits[v]) for v in range(base + 1, end + 1))
         return cls(
             uri=listing.uri,
             end_version=end,

@@ -179,15 +179,17 @@ class FsspecLogStore:
         return [StoredFile(name + "/", None)]
 
     def _names_local(self, base: str) -> list[str] | None:
-        names: list[str] = []
-        folders: list[str] = []
+        """``os.listdir`` (half the time of a ``scandir`` loop asking each entry whether it is
+        a folder: ~0.9 against ~1.8 s for 1,000,000 names): a name with a dot is taken for
+        a file, as every file Delta writes there has an extension; the others (its folders,
+        ``_last_checkpoint``, stray names) are asked one by one."""
         try:
-            with os.scandir(base) as it:  # no entry is kept: 1,000,000 of them took ~250 MB
-                for entry in it:
-                    (folders if entry.is_dir() else names).append(entry.name)
+            listed = os.listdir(base)  # noqa: PTH208 - names only, no Path per entry
         except OSError:
             return None
-        for folder in folders:
+        folders = {n for n in listed if "." not in n and Path(f"{base}/{n}").is_dir()}
+        names = [n for n in listed if n not in folders] if folders else listed
+        for folder in sorted(folders):
             names += [f.name for f in self._folder(base, folder)]
         return names
 
