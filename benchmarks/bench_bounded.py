@@ -64,6 +64,48 @@ opts = pj.ParseOptions(explicit_schema=_floor_schema(), unexpected_field_behavio
 rows = pj.read_json(io.BytesIO(buffer), parse_options=opts).num_rows
 print(f"files={len(names)} rows={rows} read={t1 - t0:.2f}s parse={time.perf_counter() - t1:.2f}s")
 """
+# The window's physical floor: what reading its segment must cost at the least, with the
+# tool's own choices of what to read: the names in _delta_log, the checkpoint's columns
+# without the file statistics (the window's segment is over the statistics budget), and the
+# segment's commit files read into one buffer and parsed once.
+_WINDOW_FLOOR_CODE = """
+import io, os, sys, time
+sys.path.insert(0, sys.argv[2])
+import pyarrow.json as pj
+import pyarrow.parquet as pq
+from bench_ingest import _floor_schema
+log, checkpoint, base = os.path.join(sys.argv[1], "_delta_log"), sys.argv[3], int(sys.argv[4])
+t0 = time.perf_counter()
+listed = os.listdir(log)
+names = sorted(n for n in listed if n.endswith(".json") and n[:20].isdigit() and int(n[:20]) > base)
+t1 = time.perf_counter()
+f = pq.ParquetFile(os.path.join(log, checkpoint), memory_map=True)
+skip = ("add.stats", "add.stats_parsed", "add.partitionValues_parsed")
+cols = [c for c in f.schema_arrow.names if c != "add"]
+cols += [f"add.{x.name}" for x in f.schema_arrow.field("add").type if f"add.{x.name}" not in skip]
+rows = f.read(columns=cols).num_rows
+t2 = time.perf_counter()
+parts = []
+for n in names:
+    fd = os.open(os.path.join(log, n), os.O_RDONLY)
+    try:
+        data = os.read(fd, os.fstat(fd).st_size)
+    finally:
+        os.close(fd)
+    parts.append(data if data.endswith(b"\\n") else data + b"\\n")
+buffer = b"".join(parts)
+opts = pj.ParseOptions(explicit_schema=_floor_schema(), unexpected_field_behavior="ignore")
+lines = pj.read_json(io.BytesIO(buffer), parse_options=opts).num_rows
+print(f"list={t1 - t0:.2f}s checkpoint={t2 - t1:.2f}s ({rows:,} rows) "
+      f"commits={time.perf_counter() - t2:.2f}s ({len(names):,} files)")
+"""
+# delta-rs loading the table's latest state: the newest checkpoint and the commits after it
+_DELTALAKE_LOAD_CODE = """
+import sys
+from deltalake import DeltaTable
+dt = DeltaTable(sys.argv[1])
+print(f"version={dt.version()}")
+"""
 LOOKBACK_SLACK = 1_000  # the window's analysis starts from a checkpoint >= 250 commits before it
 
 
@@ -130,16 +172,29 @@ def window_since(path: Path, first: int) -> str:
         return str(json.loads(f.readline())["commitInfo"]["timestamp"])
 
 
-def segment_read(path: Path, window_from: int) -> str:
-    """Which checkpoint and how many commit files the analysis of the window reads."""
+def window_segment(path: Path, window_from: int) -> tuple[str | None, int, str]:
+    """The checkpoint file the analysis of the window reads (``None``: none), its version (-1),
+    and which checkpoint and how many commit files that is, in words."""
     from deltaforensics.analysis import WINDOW_LOOKBACK, open_store
     from deltaforensics.log.listing import list_log
     from deltaforensics.log.segment import LogSegment
 
     listing = list_log(open_store(str(path)))
     seg = LogSegment.for_window(listing, window_from, None, lookback=WINDOW_LOOKBACK)
-    cp = seg.checkpoint.version if seg.checkpoint else None
-    return f"checkpoint v{cp} + {len(seg.commits):,} commit files (v{seg.commits[0][0]}..)"
+    cp = seg.checkpoint
+    words = f"checkpoint v{cp.version if cp else None} + {len(seg.commits):,} commit files"
+    words += f" (v{seg.commits[0][0]}..)"
+    return (cp.names[0] if cp else None), (cp.version if cp else -1), words
+
+
+def window_floor(path: Path, checkpoint: str, base: int, timeout: float) -> Run:
+    argv = [sys.executable, "-c", _WINDOW_FLOOR_CODE, str(path), str(HERE), checkpoint, str(base)]
+    return run_child(argv, stdout_null=False, timeout=timeout)
+
+
+def deltalake_load(path: Path, timeout: float) -> Run:
+    return run_child([sys.executable, "-c", _DELTALAKE_LOAD_CODE, str(path)],
+                     stdout_null=False, timeout=timeout)  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -199,6 +254,16 @@ def main(argv: list[str] | None = None) -> int:
         ref = timed(
             f"explain {w:,}", partial(explain, small, a.timeout), report=f"explain-{w}.json"
         )
+        checkpoint, base, segment_words = window_segment(long_log, first)
+        peers: list[tuple[str, Run]] = []
+        if checkpoint is not None:
+            peers.append((f"its floor (last {w:,} of {n:,})", timed(
+                f"window floor, last {w:,} of {n:,}",
+                partial(window_floor, long_log, checkpoint, base, a.timeout), show_out=True,
+            )))  # fmt: skip
+        peers.append(("deltalake DeltaTable()", timed(
+            f"deltalake DeltaTable(), {n:,}", partial(deltalake_load, long_log, a.timeout), True
+        )))  # fmt: skip
         before = load_average()
         win = explain(long_log, a.timeout, "--since", window_since(long_log, first))
         got = json.loads(win.out).get("time_window") or {} if win.status == 0 else {}
@@ -207,11 +272,14 @@ def main(argv: list[str] | None = None) -> int:
         if a.record:
             (a.record / f"window-{n}.json").write_text(win.out)
         rows.append(row(f"explain --since, last {w:,} of {n:,}", win, before,
-                        "; ".join(filter(None, [segment_read(long_log, first), f"window {window}",
+                        "; ".join(filter(None, [segment_words, f"window {window}",
                                                 compared]))))  # fmt: skip
         print("  ".join(rows[-1]), file=sys.stderr, flush=True)
         ratios.append(ratio(f"window of {w:,} / explain {w:,}", win, ref, "<= 1.2x, <= 5 s"))
-        figures["window"] = {"ours": asdict(win), "reference": asdict(ref)}
+        for label, peer in peers:
+            ratios.append(ratio(f"window of {w:,} / {label}", win, peer))
+        figures["window"] = {"ours": asdict(win), "reference": asdict(ref),
+                             **{label: asdict(peer) for label, peer in peers}}  # fmt: skip
     print(_table(["run", "wall s", "CPU s", "peak RSS MB", "status", "load 1/5/15", "notes"],
                  rows))  # fmt: skip
     print()
