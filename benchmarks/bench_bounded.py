@@ -11,7 +11,10 @@ Rows (every command a subprocess; wall, CPU seconds of all threads and peak RSS 
 * ``window``: ``explain PATH --since T`` over the last ``--window`` commits of an N-commit log
   with checkpoints at K and 2K (K chosen so the newest one lands just before the window's
   lookback), beside ``explain`` on a ``--window``-commit log; also which checkpoint and how
-  many commit files the window's segment reads.
+  many commit files the window's segment reads, **the window's floor** (list the folder,
+  read the checkpoint's columns without file statistics with pyarrow, read and parse the
+  segment's commit files as the floor above does) and deltalake's ``DeltaTable(p)`` (the
+  newest checkpoint and every commit after it: the table's state at its last version).
 * ``history N``: ``deltaforensics history PATH --format json`` against deltalake's
   ``DeltaTable(p)`` + ``history()``.
 

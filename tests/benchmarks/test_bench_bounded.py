@@ -44,8 +44,11 @@ def test_quick_run_prints_every_row_and_ratio(tmp_path: Path) -> None:
     # the window (the last 300 of 3,000 commits, checkpoints at 850 and 1,700) starts from the
     # newest checkpoint before its lookback and reads only the commits after it
     assert "checkpoint v1700 + 1,299 commit files (v1701..); window v2700..v2999" in out
+    # the window's floor read the same checkpoint and commit files
+    assert "checkpoint=" in out and "(7,668 rows) commits=" in out and "(1,299 files)" in out
+    assert " deltalake DeltaTable(), 3,000 " in out and "version=2999" in out
     ratios = [line for line in out.splitlines() if " / " in line]
-    assert len(ratios) == 3
+    assert len(ratios) == 5
     # a wall and a CPU ratio on every line, so both sides of each pair ran
     assert all(len(re.findall(r" \d+\.\d\dx ", line)) == 2 for line in ratios)
     data = json.loads(figures.read_text())
