@@ -16,6 +16,7 @@ from deltaforensics.errors import (
     LogCorruptError,
     VersionNotFoundError,
 )
+from deltaforensics.log.checkpoint_prefetch import CheckpointPrefetch
 from deltaforensics.log.commit_names import commits_between
 from deltaforensics.log.file_facts import fetch_facts
 from deltaforensics.log.listing import LogListing, list_log
@@ -105,12 +106,15 @@ def load(
     engine: Engine | None = None,
     listing: LogListing | None = None,
     window_from: int | None = None,
+    prefetched: CheckpointPrefetch | None = None,
 ) -> LoadedLog:
     """Read the segment for ``version``; an unreadable checkpoint falls back to an older base.
 
     ``mode="history"`` replays the longest retained chain (for races and lifecycles), or with
     ``window_from`` (a time window's first version) only from a checkpoint shortly before it;
     ``mode="snapshot"`` the cheapest one (newest checkpoint at or below ``version``).
+    ``prefetched``: a checkpoint already decoding (:mod:`deltaforensics.log.checkpoint_prefetch`),
+    taken by the default engine if the segment starts from it.
     """
     listing = listing or list_log(store)
     exclude: frozenset[tuple[str, ...]] = frozenset()
@@ -133,7 +137,10 @@ def load(
         # the analysis asks little of the checkpoint files no commit touches: their count,
         # and all of them only for a snapshot, a layout estimate or an overwrite's survivors
         reader = engine or PolarsEngine(
-            store, with_stats=holds_file_stats(listing, segment), defer_untouched=True
+            store,
+            with_stats=holds_file_stats(listing, segment),
+            defer_untouched=True,
+            prefetched=prefetched,
         )
         try:
             frames = reader.scan(segment)
@@ -288,13 +295,15 @@ def analyze(
     all_recommendations: bool = False,
     window_from: int | None = None,
     listing: LogListing | None = None,
+    prefetched: CheckpointPrefetch | None = None,
 ) -> ConflictAnalysis:
     """Replay the retained history, rebuild per-commit transactions, re-check every race.
 
     ``all_recommendations``: every recommendation, not only the best few. ``window_from``: the
     first version of a time window; the history is then read from a checkpoint shortly before
     it (:func:`load`), not from the start of the retained log. ``listing``: the log's listing
-    when the caller already has one (the time window was placed on it)."""
+    when the caller already has one (the time window was placed on it); ``prefetched``: its
+    newest checkpoint, decoding since before the listing (:func:`load`)."""
     loaded = load(
         store,
         version=to_version,
@@ -302,6 +311,7 @@ def analyze(
         engine=engine,
         window_from=window_from,
         listing=listing,
+        prefetched=prefetched,
     )
     return analyze_loaded(
         loaded,

@@ -119,6 +119,7 @@ def explain(
             all_recommendations=show_all,
             window_from=versions.window_from,
             listing=versions.listing,
+            prefetched=versions.prefetched,
         )
     doc = redacted(explain_document(analysis), redact, analysis.transactions.commit_infos())
     if versions.window is not None:

@@ -46,6 +46,9 @@ class ChosenVersions:
     # same cut of the log instead of listing it again (a second listing of a long log costs
     # as much as the first)
     listing: Any = None
+    # the newest checkpoint, decoding since before that listing, for a window that reaches
+    # the table's end (a log.checkpoint_prefetch.CheckpointPrefetch, or None)
+    prefetched: Any = None
 
     @property
     def window_from(self) -> int | None:
@@ -76,12 +79,14 @@ def chosen_versions(
         until = None if window.until is None else parse_moment(window.until, "--until", now)
         if since is not None and until is not None and since > until:
             raise UsageError("--since must not be later than --until")
+        prefetched = _prefetch(store, since) if since is not None and until is None else None
         found, listing = _window(store, since, until)
         return ChosenVersions(
             from_version=found.first_version if since is not None else None,
             to_version=found.last_version if until is not None else None,
             window=found,
             listing=listing,
+            prefetched=prefetched,
         )
     if from_version is None and to_version is None and error_texts:
         return _around_errors(store, error_texts)
@@ -104,6 +109,17 @@ def _window(store: Any, since: int | None, until: int | None) -> tuple[Any, Any]
 
     listing = list_log(store)
     return window_versions(store, listing, since_ms=since, until_ms=until), listing
+
+
+def _prefetch(store: Any, since: int) -> Any:
+    """The newest checkpoint, decoding while the log is listed, when the window is bound to
+    start from it (:mod:`deltaforensics.log.checkpoint_prefetch`)."""
+    from deltaforensics.analysis import FILE_STATS_BUDGET, WINDOW_LOOKBACK  # noqa: PLC0415
+    from deltaforensics.log.checkpoint_prefetch import prefetch_checkpoint  # noqa: PLC0415
+
+    return prefetch_checkpoint(
+        store, since_ms=since, lookback=WINDOW_LOOKBACK, without_stats_from=FILE_STATS_BUDGET
+    )
 
 
 def _around_errors(store: Any, texts: Sequence[tuple[str, str]]) -> ChosenVersions:

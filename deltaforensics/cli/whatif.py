@@ -107,6 +107,7 @@ def whatif(
         recommendations=False,
         window_from=versions.window_from,
         listing=versions.listing,
+        prefetched=versions.prefetched,
     )
     doc = redacted(
         whatif_document(analysis, Scenario.of(*changes), attempts=observed_attempts(analysis)),

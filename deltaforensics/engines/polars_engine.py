@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 import polars as pl
 
 from deltaforensics.log.assembly import assemble, checkpoint_files, segment_partition_columns
+from deltaforensics.log.checkpoint_prefetch import CheckpointPrefetch
 from deltaforensics.log.checkpoints import DecodedCheckpoint, DeferredAdds, decode_checkpoint
 from deltaforensics.log.commit_actions import CommitActions
 from deltaforensics.log.commit_lines import Blob
@@ -34,6 +35,8 @@ class PolarsEngine:
     # True: the checkpoint adds no commit touches stay out of the frames' ``files``
     # (model.deferred_files); for analyses that ask little of them, such as a time window
     defer_untouched: bool = False
+    # the newest checkpoint, already decoding while the log was listed (a time window)
+    prefetched: CheckpointPrefetch | None = None
 
     def scan(self, segment: LogSegment) -> ActionFrames:
         """Reads the checkpoint on a second thread while this one fetches and parses the
@@ -74,6 +77,9 @@ class PolarsEngine:
     ) -> tuple[DecodedCheckpoint, tuple[CommitActions, list[Blob]]]:
         """A checkpoint error wins over a commit error, as when the checkpoint was read first
         (the loader falls back to an older checkpoint only for an error naming one of its files)."""
+        early = self.prefetched.take(files, with_stats=self.with_stats) if self.prefetched else None
+        if early is not None:
+            return early, self._read_commits(segment)
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="checkpoint") as pool:
             pending = pool.submit(decode_checkpoint, self.store, files, with_stats=self.with_stats)
             try:

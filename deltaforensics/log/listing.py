@@ -50,6 +50,7 @@ class LastCheckpointHint:
     version: int | None
     parts: int | None = None
     problem: str | None = None
+    size_in_bytes: int | None = None  # of the checkpoint's files, where the writer says
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -162,7 +163,7 @@ def list_log(store: LogStore) -> LogListing:
         )
     checkpoints = {v: _prefer(cps) for v, cps in singles.items()}
     commits = CommitNames(distinct_sorted(plain), odd)
-    hint = _read_last_checkpoint(store) if has_last_checkpoint else None
+    hint = read_last_checkpoint(store) if has_last_checkpoint else None
     if sizes is None:
         facts = FileFacts(commits, rest, store.file_facts)  # type: ignore[attr-defined]
         sizes, modified = ListedSizes(facts), ListedTimes(facts)
@@ -228,7 +229,7 @@ def _prefer(cps: list[CheckpointFiles]) -> tuple[CheckpointFiles, ...]:
     return tuple(sorted(cps, key=lambda c: (not c.complete, rank[c.kind], c.names)))
 
 
-def _read_last_checkpoint(store: LogStore) -> LastCheckpointHint:
+def read_last_checkpoint(store: LogStore) -> LastCheckpointHint:
     try:
         raw = store.read("_last_checkpoint")
     except Exception as exc:
@@ -240,8 +241,12 @@ def _read_last_checkpoint(store: LogStore) -> LastCheckpointHint:
         version = doc["version"]
         if not isinstance(version, int) or isinstance(version, bool) or version < 0:
             raise TypeError("version is not a non-negative integer")
-        parts = doc.get("parts")
-        return LastCheckpointHint(version=version, parts=parts if isinstance(parts, int) else None)
+        parts, size = doc.get("parts"), doc.get("sizeInBytes")
+        return LastCheckpointHint(
+            version=version,
+            parts=parts if isinstance(parts, int) else None,
+            size_in_bytes=size if isinstance(size, int) and not isinstance(size, bool) else None,
+        )
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         return LastCheckpointHint(version=None, problem=f"corrupt ({type(exc).__name__})")
 

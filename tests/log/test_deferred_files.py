@@ -69,7 +69,7 @@ def test_the_frames_with_adds_left_out_are_the_frames(table: Path) -> None:
             assert "lifecycle" not in a.__dict__, "a commit's removed files read the adds left out"
 
 
-def _multi_part_table(tmp_path: Path, parts: list[list[str]]) -> Path:
+def multi_part_table(tmp_path: Path, parts: list[list[str]]) -> Path:
     log = tmp_path / "_delta_log"
     log.mkdir()
     for i, paths in enumerate(parts, start=1):
@@ -81,7 +81,7 @@ def _multi_part_table(tmp_path: Path, parts: list[list[str]]) -> Path:
 
 
 def test_adds_no_commit_touches_are_counted_not_read(tmp_path: Path) -> None:
-    table = _multi_part_table(tmp_path, [["p1-0", "p1-1"], ["p2-0"], [], ["p4-0", "p4-1"]])
+    table = multi_part_table(tmp_path, [["p1-0", "p1-1"], ["p2-0"], [], ["p4-0", "p4-1"]])
     rep = load(open_store(str(table))).replay
     deferred = rep.frames.deferred
     assert deferred is not None and deferred.count == 4
@@ -95,7 +95,7 @@ def test_adds_no_commit_touches_are_counted_not_read(tmp_path: Path) -> None:
 
 def test_a_path_repeated_across_parts_keeps_every_row(tmp_path: Path) -> None:
     """Two live adds of one path: the lifecycle must order them, so nothing is left out."""
-    table = _multi_part_table(tmp_path, [["p1-0", "twice"], ["p2-0"], ["twice"], []])
+    table = multi_part_table(tmp_path, [["p1-0", "twice"], ["p2-0"], ["twice"], []])
     frames = load(open_store(str(table))).replay.frames
     assert frames.deferred is None
     assert frames.files.filter(pl.col("source") == "checkpoint").height == 4
