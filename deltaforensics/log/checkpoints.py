@@ -81,6 +81,8 @@ class DecodedCheckpoint:
         tables += list(self.sidecars)
         removed = [_paths(t, "remove") for _, t in tables]
         known = [pl.Series(r, dtype=pl.String) for r in removed if r is not None]
+        # a JSON part's rows are all kept: no add left out may share a path with one of them
+        known += [_json_paths(p.frame) for _, p in self.parts if isinstance(p, CheckpointPart)]
         covered = pl.concat([touched, *known]).drop_nulls().unique().sort()
         value_set = covered.to_arrow()
         keep: dict[str, pa.ChunkedArray] = {}
@@ -166,6 +168,16 @@ def _paths(table: pa.Table, column: str) -> pa.ChunkedArray | None:
     if not isinstance(values.type, pa.StructType) or values.type.get_field_index("path") < 0:
         return None
     return pc.struct_field(values, "path")
+
+
+def _json_paths(frame: pl.DataFrame) -> pl.Series:
+    """The paths of a JSON checkpoint part's adds and removes."""
+    found = [
+        frame.get_column(kind).struct.field("path").cast(pl.String)
+        for kind in ("add", "remove")
+        if isinstance(frame.schema.get(kind), pl.Struct)
+    ]
+    return pl.concat(found) if found else pl.Series([], dtype=pl.String)
 
 
 def _repeats(parts: list[tuple[pl.Series, pa.ChunkedArray]]) -> bool:
