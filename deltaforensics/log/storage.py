@@ -25,6 +25,8 @@ from deltaforensics.errors import NotADeltaTableError, StorageError
 LOG_DIR = "_delta_log"
 _NESTED_DIRS = ("_sidecars", "_staged_commits", "_commits")
 _READ_BUFFER = 1 << 20
+# names with these endings in _delta_log are files, not asked about (``_names_local``)
+_FILE_SUFFIXES = (".json", ".parquet", ".crc")
 T = TypeVar("T")
 
 
@@ -180,14 +182,16 @@ class FsspecLogStore:
 
     def _names_local(self, base: str) -> list[str] | None:
         """``os.listdir`` (half the time of a ``scandir`` loop asking each entry whether it is
-        a folder: ~0.9 against ~1.8 s for 1,000,000 names): a name with a dot is taken for
-        a file, as every file Delta writes there has an extension; the others (its folders,
-        ``_last_checkpoint``, stray names) are asked one by one."""
+        a folder: ~0.9 against ~1.8 s for 1,000,000 names): a name with an extension Delta's
+        files have (commits, checkpoints, checksums) is taken for a file; the others (its
+        folders, delta-rs's ``.tmp``, ``_last_checkpoint``, stray names) are asked one by one."""
         try:
             listed = os.listdir(base)  # noqa: PTH208 - names only, no Path per entry
         except OSError:
             return None
-        folders = {n for n in listed if "." not in n and Path(f"{base}/{n}").is_dir()}
+        folders = {
+            n for n in listed if not n.endswith(_FILE_SUFFIXES) and Path(f"{base}/{n}").is_dir()
+        }
         names = [n for n in listed if n not in folders] if folders else listed
         for folder in sorted(folders):
             names += [f.name for f in self._folder(base, folder)]

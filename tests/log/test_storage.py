@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from deltaforensics.analysis import open_store
 from deltaforensics.log.listing import list_log
 from deltaforensics.log.storage import FsspecLogStore, ReportingStore, read_chunks
 
@@ -66,3 +67,22 @@ def test_a_local_file_is_read_whole_whatever_its_size(tmp_path: Path, size: int)
     (log / "00000000000000000000.json").write_bytes(data)
     store = FsspecLogStore.from_uri(str(tmp_path / "t"))
     assert store.read_many(["00000000000000000000.json"]) == {"00000000000000000000.json": data}
+
+
+def test_names_alone_name_folders_as_the_full_listing_does(tmp_path: Path) -> None:
+    """``list_log_names`` asks only names without a file extension whether they are folders:
+    delta-rs's ``.tmp`` and a stray folder still come back as ``name/``, nested ones as their
+    files, exactly as ``list_log`` (a stat per entry) names them."""
+    log = tmp_path / "_delta_log"
+    for folder in (".tmp", "stray", "_sidecars"):
+        (log / folder).mkdir(parents=True)
+    (log / "_sidecars" / "a.parquet").write_bytes(b"x")
+    (log / ".tmp" / "partial.json").write_text("{}")
+    for name in (f"{0:020d}.json", ".00000000000000000000.json.crc", "_last_checkpoint", "x.txt"):
+        (log / name).write_text("{}\n")
+    store = open_store(str(tmp_path))
+    assert isinstance(store, FsspecLogStore)
+    names = store.list_log_names()
+    assert names is not None
+    assert sorted(names) == sorted(f.name for f in store.list_log())
+    assert {".tmp/", "stray/", "_sidecars/a.parquet", "x.txt"} <= set(names)
