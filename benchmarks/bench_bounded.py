@@ -44,39 +44,44 @@ sys.path[:0] = [str(HERE), str(ROOT)]
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
 from bench_scale import Run, _table, deltalake, run_child  # noqa: E402
 
-_FLOOR_CODE = """
+# Both floors read their commit files the one way: an open/read each, in version order, into
+# one buffer, parsed once by pyarrow with bench_ingest.py's explicit schema.
+_READ_COMMITS = """
 import io, os, sys, time
 sys.path.insert(0, sys.argv[2])
 import pyarrow.json as pj
 from bench_ingest import _floor_schema
+
+def read_commits(log, names):
+    parts = []
+    for n in names:
+        fd = os.open(os.path.join(log, n), os.O_RDONLY)
+        try:
+            data = os.read(fd, os.fstat(fd).st_size)
+        finally:
+            os.close(fd)
+        parts.append(data if data.endswith(b"\\n") else data + b"\\n")
+    return b"".join(parts)
+
+def parse(buffer):
+    opts = pj.ParseOptions(explicit_schema=_floor_schema(), unexpected_field_behavior="ignore")
+    return pj.read_json(io.BytesIO(buffer), parse_options=opts).num_rows
+"""
+_FLOOR_CODE = _READ_COMMITS + """
 log = os.path.join(sys.argv[1], "_delta_log")
 names = sorted(n for n in os.listdir(log) if n.endswith(".json") and n[:20].isdigit())
 t0 = time.perf_counter()
-parts = []
-for n in names:
-    fd = os.open(os.path.join(log, n), os.O_RDONLY)
-    try:
-        data = os.read(fd, os.fstat(fd).st_size)
-    finally:
-        os.close(fd)
-    parts.append(data if data.endswith(b"\\n") else data + b"\\n")
-buffer = b"".join(parts)
-del parts
+buffer = read_commits(log, names)
 t1 = time.perf_counter()
-opts = pj.ParseOptions(explicit_schema=_floor_schema(), unexpected_field_behavior="ignore")
-rows = pj.read_json(io.BytesIO(buffer), parse_options=opts).num_rows
+rows = parse(buffer)
 print(f"files={len(names)} rows={rows} read={t1 - t0:.2f}s parse={time.perf_counter() - t1:.2f}s")
 """
 # The window's physical floor: what reading its segment must cost at the least, with the
 # tool's own choices of what to read: the names in _delta_log, the checkpoint's columns
 # without the file statistics (the window's segment is over the statistics budget), and the
 # segment's commit files read into one buffer and parsed once.
-_WINDOW_FLOOR_CODE = """
-import io, os, sys, time
-sys.path.insert(0, sys.argv[2])
-import pyarrow.json as pj
+_WINDOW_FLOOR_CODE = _READ_COMMITS + """
 import pyarrow.parquet as pq
-from bench_ingest import _floor_schema
 log, checkpoint, base = os.path.join(sys.argv[1], "_delta_log"), sys.argv[3], int(sys.argv[4])
 t0 = time.perf_counter()
 listed = os.listdir(log)
@@ -88,17 +93,7 @@ cols = [c for c in f.schema_arrow.names if c != "add"]
 cols += [f"add.{x.name}" for x in f.schema_arrow.field("add").type if f"add.{x.name}" not in skip]
 rows = f.read(columns=cols).num_rows
 t2 = time.perf_counter()
-parts = []
-for n in names:
-    fd = os.open(os.path.join(log, n), os.O_RDONLY)
-    try:
-        data = os.read(fd, os.fstat(fd).st_size)
-    finally:
-        os.close(fd)
-    parts.append(data if data.endswith(b"\\n") else data + b"\\n")
-buffer = b"".join(parts)
-opts = pj.ParseOptions(explicit_schema=_floor_schema(), unexpected_field_behavior="ignore")
-lines = pj.read_json(io.BytesIO(buffer), parse_options=opts).num_rows
+parse(read_commits(log, names))
 print(f"list={t1 - t0:.2f}s checkpoint={t2 - t1:.2f}s ({rows:,} rows) "
       f"commits={time.perf_counter() - t2:.2f}s ({len(names):,} files)")
 """
