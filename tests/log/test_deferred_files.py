@@ -88,6 +88,11 @@ def test_adds_no_commit_touches_are_counted_not_read(tmp_path: Path) -> None:
     kept = rep.frames.files.filter(pl.col("source") == "checkpoint")
     assert kept.select("path", "seq").rows() == [("p1-0", 2)]  # its row in the whole part
     assert rep.num_files_at(2) == 4 and "lifecycle" not in rep.__dict__
+    assert rep.live_files_among(2, pl.Series(["p1-0"])).is_empty()  # removed at v2
+    assert "lifecycle" not in rep.__dict__
+    # a path left out is found all the same: the lifecycle of every file is built for it
+    assert rep.live_files_among(2, pl.Series(["p4-0"]))["path"].to_list() == ["p4-0"]
+    assert "lifecycle" in rep.__dict__
     assert sorted(rep.snapshot_at().files["path"].to_list()) == ["p1-1", "p2-0", "p4-0", "p4-1"]
     seqs = rep.all_files().filter(pl.col("source") == "checkpoint")["seq"].to_list()
     assert seqs == [2, 3, 0, 0, 1]  # part 1 opens with its protocol and metaData
