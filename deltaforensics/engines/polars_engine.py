@@ -81,7 +81,13 @@ class PolarsEngine:
         if early is not None:
             return early, self._read_commits(segment)
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="checkpoint") as pool:
-            pending = pool.submit(decode_checkpoint, self.store, files, with_stats=self.with_stats)
+            pending = pool.submit(
+                decode_checkpoint,
+                self.store,
+                files,
+                with_stats=self.with_stats,
+                check_paths=self.defer_untouched,
+            )
             try:
                 commits = self._read_commits(segment)
             except BaseException:

@@ -60,7 +60,7 @@ def prefetch_checkpoint(
 
     def decode() -> None:
         try:
-            pending.set_result(decode_checkpoint(store, files, with_stats=False))
+            pending.set_result(decode_checkpoint(store, files, with_stats=False, check_paths=True))
         except BaseException as exc:  # handed to whoever takes it, raised there
             pending.set_exception(exc)
 
