@@ -27,8 +27,8 @@ from itertools import accumulate
 
 import polars as pl
 
-from deltaforensics.model.frames import concat_aligned
 from deltaforensics.log.normalize import decode_partition_values, file_actions, side_actions
+from deltaforensics.model.frames import concat_aligned
 from deltaforensics.model.schemas import KNOWN_ACTIONS
 
 

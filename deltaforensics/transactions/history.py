@@ -71,9 +71,7 @@ class CommitHistory:
         # each commit's rows are cut from it when asked (model.frames.Slices)
         files, in_commit = rep.frames.files, pl.col("source") == "commit"
         self.adds = slices_by(files, "version", where=in_commit & (pl.col("action") == "add"))
-        self.removes = slices_by(
-            files, "version", where=in_commit & (pl.col("action") == "remove")
-        )
+        self.removes = slices_by(files, "version", where=in_commit & (pl.col("action") == "remove"))
         self.empty = files.clear()
         self.app_ids = _names_by_version(rep.frames.txns, "app_id")
         self.domains = _names_by_version(rep.frames.domains, "domain")
