@@ -12,20 +12,15 @@ from collections.abc import Callable, Sequence
 
 import polars as pl
 
-_TEXT = (
-    "operation",
-    "isolationLevel",
-    "engineInfo",
-    "clientVersion",
-    "txnId",
-    "userId",
-    "userName",
-    "clusterId",
-    "userMetadata",
-    "kernelVersion",
-)
+# The fields only the history document and the audit's datasets show (``DETAIL_KEYS``): a
+# conflict analysis never reads them, and typed for every commit of a long history they are a
+# third of the commit table (operationMetrics alone ~120 MB at 1,000,000 commits, issue #23).
+_DETAIL_TEXT = ("txnId", "userId", "userName", "clusterId", "userMetadata", "kernelVersion")
+_DETAIL_JSON = ("operationMetrics", "job", "notebook", "tags")
+_TEXT = ("operation", "isolationLevel", "engineInfo", "clientVersion", *_DETAIL_TEXT)
 _INT = ("timestamp", "inCommitTimestamp", "readVersion")
-_JSON = ("operationParameters", "operationMetrics", "job", "notebook", "tags")
+_JSON = ("operationParameters", *_DETAIL_JSON)
+DETAIL_KEYS = (*_DETAIL_TEXT, *_DETAIL_JSON)
 
 COLUMN_NAMES = {
     "operation": "operation",
@@ -50,21 +45,6 @@ COLUMN_NAMES = {
 }
 
 
-# The fields only the history document and the audit's datasets show: a conflict analysis
-# never reads them, and typed for every commit of a long history they are a third of the
-# commit table (operationMetrics alone ~120 MB at 1,000,000 commits, issue #23).
-DETAIL_KEYS = (
-    "txnId",
-    "userId",
-    "userName",
-    "clusterId",
-    "userMetadata",
-    "kernelVersion",
-    "operationMetrics",
-    "job",
-    "notebook",
-    "tags",
-)
 _KEYS = (*_TEXT, *_INT, "isBlindAppend", *_JSON)
 CORE_KEYS = tuple(k for k in _KEYS if k not in DETAIL_KEYS)
 # the typed columns in the commit table's order
