@@ -190,11 +190,15 @@ def slices_by(frame: pl.DataFrame, *keys: str, where: pl.Expr | None = None) -> 
     """Rows per distinct key, in their original order within each group; with ``where``, only
     the rows where it holds (the frame is not filtered: see :class:`Slices`). One key gives
     plain keys; several give tuples."""
-    at = pl.int_range(pl.len(), dtype=pl.Int64).alias("_at")
-    picked = frame.lazy().select(at, *keys)  # only the key columns are gathered
-    if where is not None:
-        picked = frame.lazy().select(at, *keys, where.alias("_where")).filter("_where")
-    ordered = picked.select("_at", *keys).sort(list(keys), maintain_order=True).collect()
+    # lazily, so that only the key columns (and those ``where`` reads) are gathered
+    picked = frame.lazy().select(
+        pl.int_range(pl.len(), dtype=pl.Int64).alias("_at"),
+        *keys,
+        (pl.lit(True) if where is None else where).alias("_where"),
+    )
+    ordered = (
+        picked.filter("_where").select("_at", *keys).sort(list(keys), maintain_order=True).collect()
+    )
     rows = ordered.get_column("_at").to_numpy()
     heads = np.flatnonzero(ordered.select(pl.struct(list(keys)).is_first_distinct()).to_series())
     starts = np.append(heads, rows.size).astype(np.int64)
