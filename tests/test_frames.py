@@ -45,3 +45,23 @@ def test_slices_equal_partition_by(rows: list[tuple[int | None, str | None, int]
             assert isinstance(rows_of_k, Deferred) and rows_of_k.height == g.height
             assert frame_of(rows_of_k).equals(g), k
         assert got.deferred(missing, empty) is empty and got.height_of(missing) == 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(_ROWS, st.sampled_from(["add", "remove"]))
+def test_slices_where_equal_partition_by_of_the_filtered_rows(
+    rows: list[tuple[int | None, str | None, int]], kind: str
+) -> None:
+    """Groups of the rows a condition picks, cut from the unfiltered frame (slices where the
+    rows are consecutive, gathered where not), are the filtered frame's groups."""
+    frame = pl.DataFrame(
+        rows, schema={"version": pl.Int64, "action": pl.String, "n": pl.Int64}, orient="row"
+    )
+    where = pl.col("action") == kind
+    got = slices_by(frame, "version", where=where)
+    want = frame.filter(where).partition_by("version", maintain_order=True, as_dict=True)
+    assert set(got) == {k[0] for k in want} and len(got) == len(want)
+    for (k,), g in want.items():
+        assert got[k].equals(g), k
+        assert got.height_of(k) == g.height
+    assert 99 not in got and got.get(99) is None

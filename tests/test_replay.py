@@ -406,3 +406,24 @@ def test_the_commit_table_is_the_same_parsed_in_slices(
     whole = Replay("t", frames).commits
     monkeypatch.setattr(commit_info, "_ROWS_AT_ONCE", 3)
     assert_frame_equal(Replay("t", frames).commits, whole, check_exact=True)
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("table", _TABLES, ids=[p.name for p in _TABLES])
+def test_the_commit_details_decoded_apart_equal_one_decoding_of_every_field(
+    table: Path,
+) -> None:
+    """The transactions read the commit table without the fields only a history shows
+    (``core_commits``); the history's table adds those decoded from the same texts. Both equal
+    one decoding of every field at once, column for column and in its order."""
+    try:
+        rep = load(open_store(str(table)), mode="history").replay
+    except DeltaForensicsError as err:  # the documented unreconstructable logs (test_corpus)
+        assert "cannot be reconstructed" in str(err)
+        return
+    whole, core = rep.commits, rep.core_commits
+    every = commit_info.with_commit_info_columns(whole.select("commit_info"))
+    assert whole.columns[1 : 2 + len(commit_info.TYPED_COLUMNS)] == every.columns
+    assert_frame_equal(whole.select(every.columns), every, check_exact=True)
+    assert_frame_equal(core, whole.drop(commit_info.DETAIL_COLUMNS), check_exact=True)
+    assert not set(commit_info.DETAIL_COLUMNS) & set(core.columns)

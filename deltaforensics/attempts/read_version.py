@@ -10,7 +10,7 @@ from deltaforensics.replay import Replay
 def read_version_at(replay: Replay, timestamp_ms: int) -> int:
     """The latest version committed at or before ``timestamp_ms`` (in-commit timestamp when the
     commit has one, else ``commitInfo.timestamp``): what a job started then would have read."""
-    commits = replay.commits.select(
+    commits = replay.core_commits.select(
         "version", pl.coalesce("in_commit_timestamp", "timestamp").alias("ts")
     ).filter(pl.col("ts").is_not_null())
     if commits.is_empty():

@@ -28,6 +28,7 @@ from itertools import accumulate
 import polars as pl
 
 from deltaforensics.log.normalize import decode_partition_values, file_actions, side_actions
+from deltaforensics.model.frames import concat_aligned
 from deltaforensics.model.schemas import KNOWN_ACTIONS
 
 
@@ -57,8 +58,13 @@ class CommitActions:
         """One raw frame of commits (``read_commits``' or an engine's own parse) normalised."""
         version = pl.col("_v")
         side = side_actions(raw, version)
+        # each column in one chunk (the parse leaves a struct's fields in many: 1,620 for the
+        # paths of 100,000 commits), so that the chunks' frames join into aligned columns
+        # (model.frames.concat_aligned); a copy of one chunk's file actions, while it is read
         adds, removes = (
-            file_actions(raw, source="commit", version=version, kinds=(k,), partition_values="text")
+            file_actions(
+                raw, source="commit", version=version, kinds=(k,), partition_values="text"
+            ).rechunk()
             for k in ("add", "remove")
         )
         return cls(
@@ -115,9 +121,7 @@ class CommitActions:
         commits, issue #23). Chunked frames read as fast downstream (docs/performance.md).
         """
         chunks = (*self.adds, *self.removes)
-        return pl.concat(
-            [decode_partition_values(f, partition_columns) for f in chunks], how="vertical"
-        )
+        return concat_aligned([decode_partition_values(f, partition_columns) for f in chunks])
 
     def metadata_texts(self) -> list[str]:
         texts: list[str] = self.metadata["metadata"].to_list()

@@ -8,24 +8,19 @@ a nonsense value becomes null rather than an error).
 from __future__ import annotations
 
 import io
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import polars as pl
 
-_TEXT = (
-    "operation",
-    "isolationLevel",
-    "engineInfo",
-    "clientVersion",
-    "txnId",
-    "userId",
-    "userName",
-    "clusterId",
-    "userMetadata",
-    "kernelVersion",
-)
+# The fields only the history document and the audit's datasets show (``DETAIL_KEYS``): a
+# conflict analysis never reads them, and typed for every commit of a long history they are a
+# third of the commit table (operationMetrics alone ~120 MB at 1,000,000 commits, issue #23).
+_DETAIL_TEXT = ("txnId", "userId", "userName", "clusterId", "userMetadata", "kernelVersion")
+_DETAIL_JSON = ("operationMetrics", "job", "notebook", "tags")
+_TEXT = ("operation", "isolationLevel", "engineInfo", "clientVersion", *_DETAIL_TEXT)
 _INT = ("timestamp", "inCommitTimestamp", "readVersion")
-_JSON = ("operationParameters", "operationMetrics", "job", "notebook", "tags")
+_JSON = ("operationParameters", *_DETAIL_JSON)
+DETAIL_KEYS = (*_DETAIL_TEXT, *_DETAIL_JSON)
 
 COLUMN_NAMES = {
     "operation": "operation",
@@ -50,40 +45,41 @@ COLUMN_NAMES = {
 }
 
 
+_KEYS = (*_TEXT, *_INT, "isBlindAppend", *_JSON)
+CORE_KEYS = tuple(k for k in _KEYS if k not in DETAIL_KEYS)
+# the typed columns in the commit table's order
+TYPED_COLUMNS = tuple(COLUMN_NAMES[k] for k in _KEYS)
+DETAIL_COLUMNS = tuple(COLUMN_NAMES[k] for k in DETAIL_KEYS)
+
+
 def _get(key: str) -> pl.Expr:
     return pl.col("commit_info").str.json_path_match(f"$.{key}")
 
 
-def _typed(get: Callable[[str], pl.Expr]) -> list[pl.Expr]:
-    """The typed fields, given how to fetch one key's value as text."""
-    exprs = [get(k).alias(COLUMN_NAMES[k]) for k in _TEXT]
-    exprs += [
-        get(k).cast(pl.Float64, strict=False).cast(pl.Int64, strict=False).alias(COLUMN_NAMES[k])
-        for k in _INT
-    ]
-    blind = get("isBlindAppend").str.to_lowercase()
-    exprs.append(
-        pl.when(blind == "true")
-        .then(True)
-        .when(blind == "false")
-        .then(False)
-        .otherwise(None)
-        .alias("is_blind_append")
-    )
-    exprs += [get(k).alias(COLUMN_NAMES[k]) for k in _JSON]
+def _typed(get: Callable[[str], pl.Expr], keys: Sequence[str] = _KEYS) -> list[pl.Expr]:
+    """The typed fields of ``keys`` (in the table's order), given how to fetch one key's value
+    as text."""
+    exprs = []
+    for key in (k for k in _KEYS if k in keys):
+        value = get(key)
+        if key in _INT:
+            value = value.cast(pl.Float64, strict=False).cast(pl.Int64, strict=False)
+        elif key == "isBlindAppend":
+            blind = value.str.to_lowercase()
+            value = pl.when(blind == "true").then(True).when(blind == "false").then(False)
+            value = value.otherwise(None)
+        exprs.append(value.alias(COLUMN_NAMES[key]))
     return exprs
 
 
-def commit_info_columns() -> list[pl.Expr]:
-    """Expressions over a ``commit_info`` text column yielding the typed fields."""
-    return _typed(_get)
+def commit_info_columns(keys: Sequence[str] = _KEYS) -> list[pl.Expr]:
+    """Expressions over a ``commit_info`` text column yielding the typed fields of ``keys``."""
+    return _typed(_get, keys)
 
 
-_KEYS = (*_TEXT, *_INT, "isBlindAppend", *_JSON)
-
-
-def with_commit_info_columns(frame: pl.DataFrame) -> pl.DataFrame:
-    """``frame`` plus the typed fields, decoding all ``commit_info`` texts in one parse.
+def with_commit_info_columns(frame: pl.DataFrame, keys: Sequence[str] = _KEYS) -> pl.DataFrame:
+    """``frame`` plus the typed fields of ``keys``, decoding all ``commit_info`` texts in one
+    parse.
 
     One NDJSON parse with every wanted key read as text (strings unquoted, numbers and booleans
     as their JSON text, objects as JSON text) replaces a ``json_path_match`` pass per key (19);
@@ -93,12 +89,13 @@ def with_commit_info_columns(frame: pl.DataFrame) -> pl.DataFrame:
     # characters (see log/commits.py); texts holding such escapes take the exact path below.
     mangled = frame["commit_info"].str.contains(r'\\[^"/n]').any() if frame.height else False
     if frame.height and not mangled:
-        parts = [_parsed(frame["commit_info"].slice(at, _ROWS_AT_ONCE)) for at in
+        # each slice typed as it is parsed: its texts of every key are let go at once
+        parts = [_parsed(frame["commit_info"].slice(at, _ROWS_AT_ONCE), keys) for at in
                  range(0, frame.height, _ROWS_AT_ONCE)]  # fmt: skip
         if all(part is not None for part in parts):
             typed = pl.concat([p for p in parts if p is not None], how="vertical")
-            return frame.hstack(typed.select(_typed(pl.col)))
-    return frame.with_columns(commit_info_columns())
+            return frame.hstack(typed)
+    return frame.with_columns(commit_info_columns(keys))
 
 
 # Texts parsed at a time: the joined text is held twice (as str, then as bytes) while it is
@@ -106,12 +103,12 @@ def with_commit_info_columns(frame: pl.DataFrame) -> pl.DataFrame:
 _ROWS_AT_ONCE = 65_536
 
 
-def _parsed(texts: pl.Series) -> pl.DataFrame | None:
-    """One NDJSON parse of ``texts`` with every wanted key read as text; ``None`` if they do
-    not parse as one object per line."""
+def _parsed(texts: pl.Series, keys: Sequence[str]) -> pl.DataFrame | None:
+    """The typed fields of ``keys`` from one NDJSON parse of ``texts`` with each key read as
+    text; ``None`` if they do not parse as one object per line."""
     body = texts.fill_null("{}").str.join("\n").item()
     try:
-        parsed = pl.read_ndjson(io.BytesIO(body.encode()), schema=dict.fromkeys(_KEYS, pl.String()))
+        parsed = pl.read_ndjson(io.BytesIO(body.encode()), schema=dict.fromkeys(keys, pl.String()))
     except (pl.exceptions.PolarsError, ValueError):
         return None
-    return parsed if parsed.height == texts.len() else None
+    return parsed.select(_typed(pl.col, keys)) if parsed.height == texts.len() else None

@@ -1,11 +1,15 @@
-"""Frame helpers shared by the layers above: grouping rows without copying them, and reading
-a files frame's partition values under their logical names."""
+"""Frame helpers shared by the layers above: grouping rows without copying them, putting
+frames together so that later selections copy nothing, and reading a files frame's partition
+values under their logical names."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar, overload
 
+import numpy as np
+import numpy.typing as npt
 import polars as pl
 
 from deltaforensics.model.schemas import PARTITION_VALUES
@@ -14,16 +18,34 @@ _T = TypeVar("_T")
 
 
 class Slices(Mapping[Any, pl.DataFrame]):
-    """Rows per distinct key of one stably sorted frame; each group is a zero-copy slice, cut
-    when it is asked for (``partition_by`` and group iteration copy every group up front,
-    which over 100,000 commits costs seconds when only a few groups are looked at)."""
+    """Rows per distinct key of a frame, each group cut when it is asked for (``partition_by``
+    and group iteration copy every group up front, which over 100,000 commits costs seconds
+    when only a few groups are looked at).
 
-    def __init__(self, ordered: pl.DataFrame, ranges: dict[Any, tuple[int, int]]) -> None:
-        self._ordered, self._ranges = ordered, ranges
+    The groups are kept as row positions into the frame they came from, not as a sorted copy
+    of it: a group whose rows are consecutive there (every commit's adds, in a log read in
+    version order) is a zero-copy slice, any other is gathered. Copying a history's adds
+    (sorted by version) and a dict of 1,000,000 versions was the peak of ``explain`` at
+    1,000,000 commits (~1.1 GB of 4.9, issue #23). Keys are found by binary search when they
+    are integers without nulls (versions), else through a dict."""
+
+    def __init__(self, source: pl.DataFrame, groups: _Groups) -> None:
+        self._source, self._groups = source, groups
 
     def __getitem__(self, key: Any) -> pl.DataFrame:
-        start, length = self._ranges[key]
-        return self._ordered.slice(start, length)
+        found = self._groups.find(key)
+        if found is None:
+            raise KeyError(key)
+        return self._cut(found)
+
+    def _cut(self, index: int) -> pl.DataFrame:
+        rows, start, stop = self._groups.rows, *self._groups.span(index)
+        if rows is None:
+            return self._source.slice(start, stop - start)
+        first = int(rows[start])
+        if int(rows[stop - 1]) - first == stop - start - 1:  # consecutive in the source
+            return self._source.slice(first, stop - start)
+        return self._source[rows[start:stop]]
 
     @overload
     def get(self, key: Any, /) -> pl.DataFrame | None: ...
@@ -34,27 +56,66 @@ class Slices(Mapping[Any, pl.DataFrame]):
 
     def get(self, key: Any, default: Any = None, /) -> Any:
         """Without ``Mapping.get``'s KeyError round trip (most commits have no removes)."""
-        found = self._ranges.get(key)
-        return default if found is None else self._ordered.slice(*found)
+        found = self._groups.find(key)
+        return default if found is None else self._cut(found)
 
     def without(self, *columns: str) -> Slices:
         """The same groups without ``columns`` (dropped once from the whole frame, not from
         each group as it is cut)."""
-        return Slices(self._ordered.drop(*columns), self._ranges)
+        return Slices(self._source.drop(*columns), self._groups)
 
     def deferred(self, key: Any, default: pl.DataFrame) -> Deferred | pl.DataFrame:
         """``key``'s rows as a :class:`Deferred`, not cut yet; ``default`` when it has none."""
-        return default if key not in self._ranges else Deferred(self, key)
+        return default if self._groups.find(key) is None else Deferred(self, key)
 
     def height_of(self, key: Any) -> int:
-        found = self._ranges.get(key)
-        return 0 if found is None else found[1]
+        found = self._groups.find(key)
+        if found is None:
+            return 0
+        start, stop = self._groups.span(found)
+        return stop - start
+
+    def __contains__(self, key: object) -> bool:
+        return self._groups.find(key) is not None
 
     def __iter__(self) -> Iterator[Any]:
-        return iter(self._ranges)
+        return iter(self._groups.each())
 
     def __len__(self) -> int:
-        return len(self._ranges)
+        return self._groups.count
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Groups:
+    """Where each group's rows are: ``rows[starts[i]:starts[i + 1]]`` are the source positions
+    of group ``i`` in their source order (``rows`` ``None``: the positions themselves, the
+    source being grouped already). ``names`` holds group ``i``'s key at ``i``: a sorted integer
+    array, searched, or a list, found through ``index``."""
+
+    rows: npt.NDArray[np.int64] | None
+    starts: npt.NDArray[np.int64]
+    names: npt.NDArray[np.int64] | list[Any]
+    index: dict[Any, int] | None
+
+    @property
+    def count(self) -> int:
+        return len(self.names)
+
+    def span(self, i: int) -> tuple[int, int]:
+        return int(self.starts[i]), int(self.starts[i + 1])
+
+    def find(self, key: Any) -> int | None:
+        if self.index is not None:
+            return self.index.get(key)
+        keys = self.names
+        if not isinstance(key, int | np.integer) or isinstance(key, bool) or not len(keys):
+            return None
+        at = int(np.searchsorted(keys, key))
+        return at if at < len(keys) and keys[at] == key else None
+
+    def each(self) -> Iterator[Any]:
+        names = self.names
+        return iter(names if isinstance(names, list) else names.tolist())
 
 
 class Deferred:
@@ -125,24 +186,53 @@ def deferred_height(obj: Any, name: str) -> int:
     return frame.height
 
 
-def slices_by(frame: pl.DataFrame, *keys: str) -> Slices:
-    """Rows per distinct key, in their original order within each group. One key gives plain
-    keys; several give tuples."""
-    if frame.is_empty():
-        return Slices(frame, {})
-    ordered = frame.sort(list(keys), maintain_order=True)
-    heads = (
-        ordered.select(*keys)
-        .with_row_index("_at")
-        .filter(pl.struct(list(keys)).is_first_distinct())
+def slices_by(frame: pl.DataFrame, *keys: str, where: pl.Expr | None = None) -> Slices:
+    """Rows per distinct key, in their original order within each group; with ``where``, only
+    the rows where it holds (the frame is not filtered: see :class:`Slices`). One key gives
+    plain keys; several give tuples."""
+    # lazily, so that only the key columns (and those ``where`` reads) are gathered
+    picked = frame.lazy().select(
+        pl.int_range(pl.len(), dtype=pl.Int64).alias("_at"),
+        *keys,
+        (pl.lit(True) if where is None else where).alias("_where"),
     )
-    starts = heads["_at"].to_list()
-    ends = [*starts[1:], ordered.height]
-    ranges = {
-        (row[0] if len(keys) == 1 else row): (start, end - start)
-        for row, start, end in zip(heads.drop("_at").rows(), starts, ends, strict=True)
-    }
-    return Slices(ordered, ranges)
+    ordered = (
+        picked.filter("_where").select("_at", *keys).sort(list(keys), maintain_order=True).collect()
+    )
+    rows = ordered.get_column("_at").to_numpy()
+    heads = np.flatnonzero(ordered.select(pl.struct(list(keys)).is_first_distinct()).to_series())
+    starts = np.append(heads, rows.size).astype(np.int64)
+    grouped = ordered.select(*keys)[heads]
+    first = grouped.get_column(keys[0])
+    if len(keys) == 1 and first.dtype.is_integer() and not first.null_count():
+        found: npt.NDArray[np.int64] | list[Any] = first.cast(pl.Int64).to_numpy()
+        index = None
+    else:
+        found = first.to_list() if len(keys) == 1 else grouped.rows()
+        index = {key: i for i, key in enumerate(found)}
+    in_place = rows.size == frame.height and bool(np.all(rows == np.arange(rows.size)))
+    groups = _Groups(rows=None if in_place else rows, starts=starts, names=found, index=index)
+    return Slices(frame, groups)
+
+
+def concat_aligned(frames: Sequence[pl.DataFrame]) -> pl.DataFrame:
+    """``frames`` one below the other, every column cut into chunks at the same rows.
+
+    Each frame should hold its columns in one chunk each. A column that is one constant in
+    each frame (a literal: ``action``, a field no action of a kind has) stays a constant when
+    the constants agree, but where they differ polars joins it into fewer chunks than the
+    other columns have; an eager ``select`` or ``with_row_index`` of such a frame then copies
+    every column it keeps into one chunk (the paths of 5,000,000 file actions: ~0.5 GB at
+    1,000,000 commits, issue #23). Those columns are made real per frame instead (8 or 16
+    bytes a row)."""
+    joined = pl.concat(frames, how="vertical")
+    counts = joined.n_chunks("all")
+    most = max(counts, default=1)
+    uneven = [c for c, n in zip(joined.columns, counts, strict=True) if 1 < n < most]
+    if not uneven:
+        return joined
+    real = [f.with_columns(f.get_column(c) for c in uneven) for f in frames]
+    return pl.concat(real, how="vertical")
 
 
 def partition_value_exprs(

@@ -18,7 +18,7 @@ import polars as pl
 from deltaforensics.errors import LogCorruptError, VersionNotFoundError
 from deltaforensics.model.actions import Metadata, Protocol
 from deltaforensics.model.schemas import ActionFrames
-from deltaforensics.replay.commits import commit_table
+from deltaforensics.replay.commits import commit_table, with_commit_details
 from deltaforensics.replay.file_stats import with_file_stats
 from deltaforensics.replay.lifecycle import build_lifecycle, live_at_end, live_count_at_end
 from deltaforensics.snapshot import Snapshot
@@ -270,6 +270,12 @@ class Replay:
     @cached_property
     def commits(self) -> pl.DataFrame:
         """One row per commit version in the segment: typed commitInfo fields and file counts."""
+        return with_commit_details(self.core_commits)
+
+    @cached_property
+    def core_commits(self) -> pl.DataFrame:
+        """:attr:`commits` without the commitInfo fields only a history shows
+        (``model.commit_info.DETAIL_COLUMNS``): what the transactions are built from."""
         return commit_table(self.frames)
 
 

@@ -70,7 +70,7 @@ class CommitFacts:
 
 def commit_facts(history: CommitHistory) -> CommitFacts:
     """The facts of every commit of ``history``'s replay."""
-    commits = history.rep.commits
+    commits = history.rep.core_commits
     profiles: list[Profile] = []
     index: dict[int, int] = {}  # id(profile) -> its place in ``profiles``
 
