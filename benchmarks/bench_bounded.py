@@ -67,7 +67,9 @@ def parse(buffer):
     opts = pj.ParseOptions(explicit_schema=_floor_schema(), unexpected_field_behavior="ignore")
     return pj.read_json(io.BytesIO(buffer), parse_options=opts).num_rows
 """
-_FLOOR_CODE = _READ_COMMITS + """
+_FLOOR_CODE = (
+    _READ_COMMITS
+    + """
 log = os.path.join(sys.argv[1], "_delta_log")
 names = sorted(n for n in os.listdir(log) if n.endswith(".json") and n[:20].isdigit())
 t0 = time.perf_counter()
@@ -76,11 +78,14 @@ t1 = time.perf_counter()
 rows = parse(buffer)
 print(f"files={len(names)} rows={rows} read={t1 - t0:.2f}s parse={time.perf_counter() - t1:.2f}s")
 """
+)
 # The window's physical floor: what reading its segment must cost at the least, with the
 # tool's own choices of what to read: the names in _delta_log, the checkpoint's columns
 # without the file statistics (the window's segment is over the statistics budget), and the
 # segment's commit files read into one buffer and parsed once.
-_WINDOW_FLOOR_CODE = _READ_COMMITS + """
+_WINDOW_FLOOR_CODE = (
+    _READ_COMMITS
+    + """
 import pyarrow.parquet as pq
 log, checkpoint, base = os.path.join(sys.argv[1], "_delta_log"), sys.argv[3], int(sys.argv[4])
 t0 = time.perf_counter()
@@ -97,6 +102,7 @@ parse(read_commits(log, names))
 print(f"list={t1 - t0:.2f}s checkpoint={t2 - t1:.2f}s ({rows:,} rows) "
       f"commits={time.perf_counter() - t2:.2f}s ({len(names):,} files)")
 """
+)
 # delta-rs loading the table's latest state: the newest checkpoint and the commits after it
 _DELTALAKE_LOAD_CODE = """
 import sys
