@@ -16,7 +16,7 @@ from deltaforensics.engines.polars_engine import PolarsEngine
 from deltaforensics.errors import DeltaForensicsError
 from deltaforensics.log.listing import list_log
 from deltaforensics.model import commit_info
-from deltaforensics.replay import Replay, live_at_end
+from deltaforensics.replay import Replay, as_of, live_at_end
 from deltaforensics.replay.lifecycle import live_count_at_end
 from tests.conftest import SAMPLE_LOGS, corpus_tables
 from tests.hostile.test_damaged_logs import METADATA
@@ -409,13 +409,17 @@ def test_the_commit_table_is_the_same_parsed_in_slices(
 
 
 @pytest.mark.corpus
+@pytest.mark.parametrize("held_up_to", [0, None], ids=["decoded-apart", "held-when-small"])
 @pytest.mark.parametrize("table", _TABLES, ids=[p.name for p in _TABLES])
 def test_the_commit_details_decoded_apart_equal_one_decoding_of_every_field(
-    table: Path,
+    table: Path, held_up_to: int | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The transactions read the commit table without the fields only a history shows
-    (``core_commits``); the history's table adds those decoded from the same texts. Both equal
-    one decoding of every field at once, column for column and in its order."""
+    (``core_commits``); the history's table adds those decoded from the same texts (or, for a
+    small table, both come from one decoding). Both equal one decoding of every field at once,
+    column for column and in its order."""
+    if held_up_to is not None:  # as a log of more commits than a small table holds is read
+        monkeypatch.setattr(as_of, "_DETAILS_HELD_UP_TO", held_up_to)
     try:
         rep = load(open_store(str(table)), mode="history").replay
     except DeltaForensicsError as err:  # the documented unreconstructable logs (test_corpus)

@@ -190,6 +190,10 @@ def slices_by(frame: pl.DataFrame, *keys: str, where: pl.Expr | None = None) -> 
     """Rows per distinct key, in their original order within each group; with ``where``, only
     the rows where it holds (the frame is not filtered: see :class:`Slices`). One key gives
     plain keys; several give tuples."""
+    if len(keys) == 1 and frame.schema[keys[0]].is_integer():
+        fast = _slices_by_integer(frame, keys[0], where)
+        if fast is not None:
+            return fast
     # lazily, so that only the key columns (and those ``where`` reads) are gathered
     picked = frame.lazy().select(
         pl.int_range(pl.len(), dtype=pl.Int64).alias("_at"),
@@ -212,6 +216,34 @@ def slices_by(frame: pl.DataFrame, *keys: str, where: pl.Expr | None = None) -> 
         index = {key: i for i, key in enumerate(found)}
     in_place = rows.size == frame.height and bool(np.all(rows == np.arange(rows.size)))
     groups = _Groups(rows=None if in_place else rows, starts=starts, names=found, index=index)
+    return Slices(frame, groups)
+
+
+_FITS_INT64 = (pl.Int8, pl.Int16, pl.Int32, pl.Int64, pl.UInt8, pl.UInt16, pl.UInt32)
+
+
+def _slices_by_integer(frame: pl.DataFrame, key: str, where: pl.Expr | None) -> Slices | None:
+    """:func:`slices_by` one integer key without nulls (a commit's version), in numpy: a
+    stable argsort of the picked rows' keys. A lazy plan cost ~2 ms a call, most of the
+    audit's time on a fleet of small tables; ``None`` for a key with nulls."""
+    column = frame.get_column(key)
+    if column.null_count() or column.dtype not in _FITS_INT64:
+        return None
+    values = column.cast(pl.Int64).to_numpy()
+    if where is None:
+        rows = np.arange(frame.height, dtype=np.int64)
+    else:
+        picked = frame.select(where.fill_null(False)).to_series().to_numpy()
+        rows = np.flatnonzero(picked).astype(np.int64)
+    keyed = values[rows]
+    if keyed.size > 1 and not bool((keyed[1:] >= keyed[:-1]).all()):
+        order = np.argsort(keyed, kind="stable")
+        rows, keyed = rows[order], keyed[order]
+    heads = np.flatnonzero(np.concatenate(([True], keyed[1:] != keyed[:-1])))[: keyed.size]
+    starts = np.append(heads, rows.size).astype(np.int64)
+    found: npt.NDArray[np.int64] = keyed[heads]
+    in_place = rows.size == frame.height and bool(np.all(rows == np.arange(rows.size)))
+    groups = _Groups(rows=None if in_place else rows, starts=starts, names=found, index=None)
     return Slices(frame, groups)
 
 

@@ -17,6 +17,7 @@ import polars as pl
 
 from deltaforensics.errors import LogCorruptError, VersionNotFoundError
 from deltaforensics.model.actions import Metadata, Protocol
+from deltaforensics.model.commit_info import DETAIL_COLUMNS
 from deltaforensics.model.schemas import ActionFrames
 from deltaforensics.replay.commits import commit_table, with_commit_details
 from deltaforensics.replay.file_stats import with_file_stats
@@ -270,14 +271,26 @@ class Replay:
     @cached_property
     def commits(self) -> pl.DataFrame:
         """One row per commit version in the segment: typed commitInfo fields and file counts."""
+        if self._small and "core_commits" not in self.__dict__:
+            return commit_table(self.frames, details=True)
         return with_commit_details(self.core_commits)
 
     @cached_property
     def core_commits(self) -> pl.DataFrame:
         """:attr:`commits` without the commitInfo fields only a history shows
         (``model.commit_info.DETAIL_COLUMNS``): what the transactions are built from."""
+        if self._small:
+            return self.commits.drop(DETAIL_COLUMNS)
         return commit_table(self.frames)
 
+    @property
+    def _small(self) -> bool:
+        """Few enough commits to hold every commitInfo field: one decoding serves both tables
+        (a second one cost an audit of many small tables ~8 ms each)."""
+        return self.frames.commit_infos.height <= _DETAILS_HELD_UP_TO
+
+
+_DETAILS_HELD_UP_TO = 65_536  # commitInfos: a slice of the 1M-commit decoding (commit_info)
 
 _UNIT_MS = {
     "millisecond": 1,

@@ -21,14 +21,16 @@ from deltaforensics.model.commit_info import (
 from deltaforensics.model.schemas import ActionFrames
 
 
-def commit_table(frames: ActionFrames) -> pl.DataFrame:
-    """One row per commit version in the segment: the commitInfo fields but
-    ``DETAIL_COLUMNS`` typed, and file counts."""
+def commit_table(frames: ActionFrames, *, details: bool = False) -> pl.DataFrame:
+    """One row per commit version in the segment: the commitInfo fields typed (but
+    ``DETAIL_COLUMNS``, unless ``details``), and file counts."""
     versions = pl.DataFrame({"version": list(frames.commit_versions)}, schema={"version": pl.Int64})
     infos = frames.commit_infos
     if infos["version"].is_duplicated().any():  # a second commitInfo in one commit: the first
         infos = infos.unique("version", keep="first", maintain_order=True)
-    infos = with_commit_info_columns(infos, CORE_KEYS)
+    infos = (
+        with_commit_info_columns(infos) if details else with_commit_info_columns(infos, CORE_KEYS)
+    )
     # lazily, so only the four columns counted are gathered: filtering the frame itself
     # copied every file action (~0.8 GB at 1,000,000 commits)
     files = frames.files.lazy().filter(pl.col("source") == "commit")
