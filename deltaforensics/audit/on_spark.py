@@ -45,9 +45,10 @@ from deltaforensics.audit.state import read_state
 from deltaforensics.engines.spark_engine import spark_log_uri
 from deltaforensics.engines.spark_fleet import FleetTable, run_fleet
 from deltaforensics.errors import DeltaForensicsError
+from deltaforensics.log.fsspec_store import FsspecLogStore
 from deltaforensics.log.listing import list_log
 from deltaforensics.log.segment import LogSegment
-from deltaforensics.log.storage import FsspecLogStore, LogStore
+from deltaforensics.log.storage import LogStore
 from deltaforensics.report.gates import fail_on_hits
 
 LOGGER = logging.getLogger(__name__)

@@ -42,10 +42,11 @@ from deltaforensics.audit.state import StateWrite, read_state_marked, write_parq
 from deltaforensics.engines.polars_engine import PolarsEngine
 from deltaforensics.errors import DeltaForensicsError, UsageError
 from deltaforensics.log.commits import read_commits
+from deltaforensics.log.fsspec_store import FsspecLogStore
 from deltaforensics.log.listing import LogListing, list_log
 from deltaforensics.log.options import redact as redact_secrets
 from deltaforensics.log.options import secret_values
-from deltaforensics.log.storage import FsspecLogStore, LogStore
+from deltaforensics.log.storage import LogStore
 from deltaforensics.model.diagnostics import Diagnostic
 from deltaforensics.model.schemas import ActionFrames
 

@@ -1,64 +1,32 @@
-"""Where log bytes come from: the :class:`LogStore` protocol and its fsspec implementation.
+"""The :class:`~deltaforensics.log.storage.LogStore` over any fsspec filesystem, with every
+capability :mod:`deltaforensics.log.storage` declares.
 
-fsspec and adlfs stay inside the log package (here, :mod:`.location` and :mod:`.azure`; a test
-in tests/test_architecture.py holds every other module to that).
-
-A :class:`LogStore` is read-only by construction: it can list ``_delta_log`` and read files,
-nothing else. The table location is resolved once; every path it hands out is relative to
-``_delta_log``. Messages name :attr:`LogStore.uri`, which never carries credentials.
+A store for another fsspec filesystem (ADLS through adlfs today) is this class over that
+filesystem (:func:`deltaforensics.log.location.resolve_remote`), and so has the capabilities
+too: on a local disk each of them is the fast path; elsewhere each gives the answer of a
+store that cannot tell (``None``, ``{}``) or lists once more (modification times).
 """
 
 from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 from urllib.parse import unquote, urlparse
 
 import fsspec
 
 from deltaforensics.errors import NotADeltaTableError, StorageError
+from deltaforensics.log.storage import LOG_DIR, StoredFile, split_table_uri
 
-LOG_DIR = "_delta_log"
 _NESTED_DIRS = ("_sidecars", "_staged_commits", "_commits")
 _READ_BUFFER = 1 << 20
 # names with these endings in _delta_log are files, not asked about (``_names_local``)
 _FILE_SUFFIXES = (".json", ".parquet", ".crc")
 T = TypeVar("T")
-
-
-@dataclass(frozen=True, slots=True)
-class StoredFile:
-    name: str  # relative to _delta_log, "/"-separated
-    size: int | None = None
-    # last-modified time in ms when the listing reports it: the same stat as the size, so a
-    # time window need not list the log a second time (:mod:`deltaforensics.log.commit_times`).
-    # Not part of a file's identity: a copy of the log on other storage is the same log.
-    modified_ms: int | None = field(default=None, compare=False)
-
-
-class LogStore(Protocol):
-    """Read-only access to one table's ``_delta_log``."""
-
-    @property
-    def uri(self) -> str: ...
-
-    def list_log(self) -> list[StoredFile]: ...
-
-    def read(self, name: str) -> bytes: ...
-
-    def read_many(self, names: Sequence[str]) -> dict[str, bytes]: ...
-
-
-def split_table_uri(uri: str) -> str:
-    """Accept a table root, its ``_delta_log`` folder, or either with a trailing slash."""
-    stripped = uri.rstrip("/")
-    if stripped.endswith("/" + LOG_DIR) or stripped == LOG_DIR:
-        stripped = stripped[: -len(LOG_DIR)].rstrip("/") or "."
-    return stripped
 
 
 def _is_local(uri: str) -> bool:
@@ -68,7 +36,9 @@ def _is_local(uri: str) -> bool:
 
 @dataclass(slots=True)
 class FsspecLogStore:
-    """A :class:`LogStore` over any fsspec filesystem (local, ``memory://``, ADLS via adlfs)."""
+    """A :class:`~deltaforensics.log.storage.LogStore` over any fsspec filesystem (local,
+    ``memory://``, ADLS via adlfs), with all of its capabilities: ``SupportsNameListing``
+    (and so ``SupportsFileFacts``), ``SupportsModificationTimes``, ``SupportsLocalFiles``."""
 
     fs: Any
     root: str  # table root in the filesystem's own path form
@@ -254,6 +224,10 @@ class FsspecLogStore:
         except OSError:
             return False
 
+    def local_log_dir(self) -> str | None:
+        """The OS path of ``_delta_log`` on a local disk, else ``None``."""
+        return self.log_path if self._local else None
+
     def local_file(self, name: str) -> str | None:
         """The OS path of a readable local log file, else ``None`` (not local, or not there:
         :meth:`read` then reports it). A parquet reader given the path reads only the column
@@ -338,18 +312,6 @@ class FsspecLogStore:
         return out
 
 
-def read_chunks(store: LogStore, names: Sequence[str], size: int) -> Iterator[dict[str, bytes]]:
-    """``store.read_many`` of ``names[0:size]``, ``names[size:2 * size]``, ...: a caller can work
-    on one slice while the next is read. A store with its own ``read_chunks`` (one that reports
-    progress over the whole list) reads them."""
-    own = getattr(store, "read_chunks", None)
-    if own is not None:
-        yield from own(names, size)
-        return
-    for start in range(0, len(names), size):
-        yield store.read_many(names[start : start + size])
-
-
 def _lookup(got: Mapping[str, Any], path: str) -> Any:
     if path in got:
         return got[path]
@@ -392,57 +354,3 @@ def _modified_ms(entry: Mapping[str, Any]) -> int | None:
     if hasattr(stamp, "timestamp"):
         stamp = stamp.timestamp()
     return int(stamp * 1000) if isinstance(stamp, int | float) else None
-
-
-class StoreWrapper:
-    """A :class:`LogStore` that passes the protocol's calls to another one: the base of a
-    store that changes one of them. Nothing beyond the protocol is passed on (a wrapped
-    :class:`FsspecLogStore`'s ``local_file`` is not)."""
-
-    def __init__(self, inner: LogStore) -> None:
-        self._inner = inner
-
-    @property
-    def uri(self) -> str:
-        return self._inner.uri
-
-    def list_log(self) -> list[StoredFile]:
-        return self._inner.list_log()
-
-    def read(self, name: str) -> bytes:
-        return self._inner.read(name)
-
-    def read_many(self, names: Sequence[str]) -> dict[str, bytes]:
-        return self._inner.read_many(names)
-
-
-class ReportingStore(StoreWrapper):
-    """A store that reports how many of the requested log files it has read.
-
-    ``read_many`` fetches in chunks (each chunk still concurrently) so a caller can show
-    progress on long logs; everything else is the wrapped store's.
-    """
-
-    CHUNK = 2000
-
-    def __init__(self, inner: LogStore, on_read: Callable[[int, int], None]) -> None:
-        super().__init__(inner)
-        self._on_read = on_read
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-    def read_many(self, names: Sequence[str]) -> dict[str, bytes]:
-        return next(self.read_chunks(names, len(names)), {}) if names else {}
-
-    def read_chunks(self, names: Sequence[str], size: int) -> Iterator[dict[str, bytes]]:
-        """Slices of ``size`` names, as :func:`read_chunks`; progress counts over all of them."""
-        total, done = len(names), 0
-        for start in range(0, total, size):
-            out: dict[str, bytes] = {}
-            stop = min(start + size, total)
-            for at in range(start, stop, self.CHUNK):
-                out.update(self._inner.read_many(names[at : min(at + self.CHUNK, stop)]))
-                self._on_read(done + len(out), total)
-            done += len(out)
-            yield out
