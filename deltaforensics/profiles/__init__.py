@@ -18,10 +18,12 @@ from deltaforensics.profiles.versions import (
     databricks,
     delta_rs,
     delta_spark,
+    engine_of_commit,
     kernel,
     profile_by_name,
     profile_for,
     profile_of,
+    written_on_databricks,
 )
 
 __all__ = [
@@ -32,10 +34,12 @@ __all__ = [
     "databricks",
     "delta_rs",
     "delta_spark",
+    "engine_of_commit",
     "kernel",
     "parse_isolation",
     "profile_by_name",
     "profile_for",
     "profile_of",
     "table_isolation",
+    "written_on_databricks",
 ]
