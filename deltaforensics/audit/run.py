@@ -3,7 +3,7 @@
 Output directory::
 
     OUT/summary.json                                       one entry per table (audit-summary-v1)
-    OUT/reports/<table>.json                               the explain report (report-v1)
+    OUT/reports/<table>.json                               the explain report (report-v2)
     OUT/datasets/<dataset>/table=<table>/part-0.parquet    flat rows, see docs/audit.md
     OUT/dashboard.html                                     the fleet at a glance, over the datasets
 
@@ -30,7 +30,6 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from deltaforensics import __version__
 from deltaforensics.analysis import load
 from deltaforensics.audit.config import AuditConfig, TableSpec
 from deltaforensics.audit.core import AuditSettings, TableOutcome, audit_frames
@@ -49,6 +48,7 @@ from deltaforensics.log.options import secret_values
 from deltaforensics.log.storage import LogStore
 from deltaforensics.model.diagnostics import Diagnostic
 from deltaforensics.model.schemas import ActionFrames
+from deltaforensics.version import VERSION
 
 SUMMARY_FORMAT_VERSION = 1
 Progress = Callable[[int, int, str], None]  # (tables done, tables in all, what happens now)
@@ -282,7 +282,7 @@ def _summary(
 
     return {
         "format_version": SUMMARY_FORMAT_VERSION,
-        "generator": {"name": "deltaforensics", "version": __version__},
+        "generator": {"name": "deltaforensics", "version": VERSION},
         "config": config.source,
         "engine": engine,
         "state": str(state_dir) if state_dir is not None else None,

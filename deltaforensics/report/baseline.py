@@ -22,9 +22,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from deltaforensics import __version__
 from deltaforensics.errors import UsageError
 from deltaforensics.report.findings import GATES, Finding
+from deltaforensics.version import VERSION
 
 BASELINE_VERSION = 1
 
@@ -63,7 +63,7 @@ def baseline_json(findings_by_table: Mapping[str | None, Iterable[Finding]]) -> 
     }
     doc = {
         "baseline_version": BASELINE_VERSION,
-        "generator": {"name": "deltaforensics", "version": __version__},
+        "generator": {"name": "deltaforensics", "version": VERSION},
         "findings": [_entry_json(entries[k]) for k in sorted(entries)],
     }
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"

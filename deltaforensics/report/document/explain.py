@@ -1,4 +1,4 @@
-"""The ``explain`` document (``report-v1``): what the analysis found, as typed values.
+"""The ``explain`` document (``report-v2``): what the analysis found, as typed values.
 
 :meth:`ExplainDocument.from_analysis` is the only place the explain report is assembled; the
 renderers (rich, Markdown, HTML, the audit datasets) and the JSON writer take what it builds.
@@ -12,7 +12,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from deltaforensics import __version__
 from deltaforensics.analysis import ConflictAnalysis, TableIsolation
 from deltaforensics.conflicts.checker import Fragility, Verdict
 from deltaforensics.evidence.anomalies import Anomaly
@@ -24,6 +23,7 @@ from deltaforensics.model.gaps import Range
 from deltaforensics.model.words import plural
 from deltaforensics.report.document.entry import FORMAT_VERSION, Entry
 from deltaforensics.transactions import Transaction
+from deltaforensics.version import VERSION
 from deltaforensics.whatif.transform import touched_partitions
 
 MAX_LISTED_PARTITIONS = 10
@@ -33,7 +33,7 @@ Partition = Mapping[str, str | None]
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Generator(Entry):
     name: str = "deltaforensics"
-    version: str = __version__
+    version: str = VERSION
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -295,7 +295,7 @@ class Commit(Entry):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ExplainDocument(Entry):
-    """The ``explain`` report (``report-v1``)."""
+    """The ``explain`` report (``report-v2``)."""
 
     format_version: int = FORMAT_VERSION
     generator: Generator = Generator()
