@@ -24,7 +24,7 @@ __all__ = ["MAX_TIMELINE_ROWS", "to_html"]
 
 
 def to_html(doc: ExplainDocument | Mapping[str, Any]) -> str:
-    """Render an explain document (``report-v1``) as a standalone HTML page."""
+    """Render an explain document (``report-v2``) as a standalone HTML page."""
     report = doc if isinstance(doc, ExplainDocument) else ExplainDocument.from_dict(doc)
     commits = commits_by_version(report.commits)
     body = [

@@ -312,7 +312,7 @@ def _recommendations(report: ExplainDocument, max_rows: int) -> list[str]:
 
 
 def to_markdown(doc: ExplainDocument | Mapping[str, Any], *, max_rows: int = MAX_ROWS) -> str:
-    """Render an explain document (``report-v1``)."""
+    """Render an explain document (``report-v2``)."""
     report = doc if isinstance(doc, ExplainDocument) else ExplainDocument.from_dict(doc)
     out = [
         f"## deltaforensics: write conflicts in {code(report.table.uri, in_table=False)}",
@@ -331,7 +331,7 @@ def to_markdown(doc: ExplainDocument | Mapping[str, Any], *, max_rows: int = MAX
 
 
 def whatif_to_markdown(doc: WhatIfDocument | Mapping[str, Any], *, max_rows: int = MAX_ROWS) -> str:
-    """Render a what-if document (``whatif-v1``)."""
+    """Render a what-if document (``whatif-v2``)."""
     report = doc if isinstance(doc, WhatIfDocument) else WhatIfDocument.from_dict(doc)
     changes = "; ".join(change_words(c) for c in report.scenario["changes"]) or "(no change)"
     base, result = report.baseline, report.result

@@ -18,10 +18,10 @@ from deltaforensics.errors import DeltaForensicsError
 Kind = Literal["explain", "whatif", "history", "snapshot", "audit"]
 KINDS: tuple[Kind, ...] = get_args(Kind)
 SCHEMA_FILES: dict[Kind, str] = {
-    "explain": "report-v1.json",
-    "whatif": "whatif-v1.json",
-    "history": "history-v1.json",
-    "snapshot": "snapshot-v1.json",
+    "explain": "report-v2.json",
+    "whatif": "whatif-v2.json",
+    "history": "history-v2.json",
+    "snapshot": "snapshot-v2.json",
     "audit": "audit-summary-v1.json",
 }
 MAX_LISTED_ERRORS = 20

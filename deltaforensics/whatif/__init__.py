@@ -3,7 +3,7 @@
 Scenarios are data (:mod:`.scenario`); applying one is pure (:mod:`.transform`); the same
 checker judges the table's races, the pasted errors / attempts and the writer matrix before
 and after (:mod:`.compare`); :mod:`.recommend` evaluates candidate changes and returns the
-engine-aware ones that help. Entry point: :func:`recommend` (the ``whatif-v1`` document is
+engine-aware ones that help. Entry point: :func:`recommend` (the ``whatif-v2`` document is
 laid out by :mod:`deltaforensics.report.document.whatif`).
 """
 

@@ -1,7 +1,7 @@
 """The evaluation set of an analysis, for the what-if comparisons and the recommendations.
 
 ``whatif`` sits below ``analysis`` and ``report`` in the layers, so it takes the analysis by
-shape (:class:`AnalysisLike`); the ``whatif-v1`` document is laid out by
+shape (:class:`AnalysisLike`); the ``whatif-v2`` document is laid out by
 ``deltaforensics.report.document.whatif``.
 """
 

@@ -1,7 +1,7 @@
 """The report documents as typed values: built once from the analysis, formatted by the rest.
 
-- :mod:`.explain`: the ``explain`` report (``report-v1``) from a ``ConflictAnalysis``;
-- :mod:`.whatif`: the ``whatif`` report (``whatif-v1``) from a what-if ``Comparison``;
+- :mod:`.explain`: the ``explain`` report (``report-v2``) from a ``ConflictAnalysis``;
+- :mod:`.whatif`: the ``whatif`` report (``whatif-v2``) from a what-if ``Comparison``;
 - :mod:`.history`: the ``history`` and ``snapshot`` documents from the log;
 - :mod:`.entry`: ``FORMAT_VERSION`` and the one path from a typed value to its JSON form.
 

@@ -1,4 +1,4 @@
-"""The ``history`` and ``snapshot`` documents (``history-v1``, ``snapshot-v1``) as typed values.
+"""The ``history`` and ``snapshot`` documents (``history-v2``, ``snapshot-v2``) as typed values.
 
 A history row is built per retained commit (there can be 100,000): the rows are written as
 JSON text column by column (:mod:`.history_json`), and every other form of them is decoded
@@ -125,19 +125,19 @@ def _snapshot_files(snap: Snapshot) -> tuple[SnapshotFile, ...]:
 
 
 def history_head(uri: str, diagnostics: tuple[Diagnostic, ...]) -> dict[str, Any]:
-    """The ``history-v1`` document's JSON form without its commit rows (``commits`` empty)."""
+    """The ``history-v2`` document's JSON form without its commit rows (``commits`` empty)."""
     return HistoryDocument(table=uri, commits=(), diagnostics=diagnostics).to_dict()
 
 
 def history_rows(commits: pl.DataFrame) -> list[dict[str, Any]]:
-    """The ``commits`` of the ``history-v1`` document: the rows decoded from their JSON text."""
+    """The ``commits`` of the ``history-v2`` document: the rows decoded from their JSON text."""
     return commit_rows(commit_rows_json(commits, field_names(HistoryCommit)))
 
 
 def history_document(
     uri: str, commits: pl.DataFrame, diagnostics: tuple[Diagnostic, ...]
 ) -> dict[str, Any]:
-    """The ``history-v1`` document's JSON form."""
+    """The ``history-v2`` document's JSON form."""
     doc = history_head(uri, diagnostics)
     doc["commits"] = history_rows(commits)
     return doc
@@ -164,5 +164,5 @@ def history_json(head: Mapping[str, Any], commits: pl.DataFrame) -> str:
 def snapshot_document(
     uri: str, snap: Snapshot, diagnostics: tuple[Diagnostic, ...]
 ) -> dict[str, Any]:
-    """The ``snapshot-v1`` document's JSON form."""
+    """The ``snapshot-v2`` document's JSON form."""
     return SnapshotDocument.from_snapshot(uri, snap, diagnostics).to_dict()

@@ -1,4 +1,4 @@
-"""The ``whatif`` document (``whatif-v1``): one scenario compared with the table's history.
+"""The ``whatif`` document (``whatif-v2``): one scenario compared with the table's history.
 
 The comparison itself is ``whatif``'s (below this layer); this module only lays it out, with
 the same ``table`` section as the explain report.
@@ -79,7 +79,7 @@ def whatif_document(
     *,
     samples: int = DEFAULT_SAMPLES,
 ) -> dict[str, Any]:
-    """The ``whatif-v1`` document's JSON form for ``scenario``.
+    """The ``whatif-v2`` document's JSON form for ``scenario``.
 
     ``errors`` / ``attempts``: :class:`~deltaforensics.whatif.compare.Observed` values or
     ``(loser, winners, outcome)`` tuples; ``samples``: commits per writer and direction in
