@@ -40,7 +40,7 @@ from deltaforensics.audit.incremental import ReadPlan, TableState, commit_frames
 from deltaforensics.audit.state import StateWrite, read_state_marked, write_parquet, write_state
 from deltaforensics.engines.polars_engine import PolarsEngine
 from deltaforensics.errors import DeltaForensicsError, UsageError
-from deltaforensics.log.commits import read_commits
+from deltaforensics.log.commit_reader import read_commits
 from deltaforensics.log.fsspec_store import FsspecLogStore
 from deltaforensics.log.listing import LogListing, list_log
 from deltaforensics.log.options import redact as redact_secrets

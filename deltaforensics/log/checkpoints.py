@@ -27,7 +27,7 @@ from deltaforensics.log.assembly import (
     check_checkpoint_schema,
     sidecar_name,
 )
-from deltaforensics.log.commits import read_commits
+from deltaforensics.log.commit_reader import read_commits
 from deltaforensics.log.listing import CheckpointFiles
 from deltaforensics.log.storage import LogStore, SupportsLocalFiles
 

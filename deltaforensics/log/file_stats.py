@@ -28,7 +28,7 @@ import polars as pl
 
 from deltaforensics.errors import LogCorruptError
 from deltaforensics.log.checkpoints import read_checkpoint
-from deltaforensics.log.commits import read_commits
+from deltaforensics.log.commit_reader import read_commits
 from deltaforensics.log.normalize import PartitionValuesAs, file_actions
 from deltaforensics.log.segment import LogSegment
 from deltaforensics.log.storage import LogStore
