@@ -56,7 +56,7 @@ def history(
         history_json_chunks,
         history_rows,
     )
-    from deltaforensics.report.history import history_text  # noqa: PLC0415
+    from deltaforensics.report.to_text import history_text  # noqa: PLC0415
 
     if from_version is not None and to_version is not None and from_version > to_version:
         raise UsageError("--from-version must not be greater than --to-version")

@@ -56,7 +56,7 @@ def snapshot(
     from deltaforensics.analysis import load  # noqa: PLC0415
     from deltaforensics.engines.polars_engine import PolarsEngine  # noqa: PLC0415
     from deltaforensics.report.document import snapshot_document  # noqa: PLC0415
-    from deltaforensics.report.history import snapshot_json_chunks, snapshot_text  # noqa: PLC0415
+    from deltaforensics.report.to_text import snapshot_json_chunks, snapshot_text  # noqa: PLC0415
 
     store = open_table(table, storage, invocation, catalog)
     window = listing = None

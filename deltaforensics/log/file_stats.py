@@ -42,7 +42,7 @@ _FOUND = {"version": pl.Int64, "seq": pl.Int64, "stats": pl.String}
 
 
 class LogFileStats:
-    """A :class:`~deltaforensics.model.file_stats.FileStatsSource` over one segment's files.
+    """A :class:`~deltaforensics.model.file_stats_source.FileStatsSource` over one segment's files.
 
     Thread-safe (a what-if reads statistics on a second thread); pickled as its store and
     segment only, without what it has read (a Spark task returns the frames it scanned)."""

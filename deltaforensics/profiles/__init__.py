@@ -3,7 +3,7 @@
 Which checks run in which order (:mod:`.checks`), how each engine version's checker and
 reader behave (:mod:`.profile`, rows in :mod:`.versions`), how isolation levels are spelled
 and defaulted (:mod:`.isolation`) and what a statement records in ``commitInfo``
-(:mod:`.writers`). It sits below ``transactions``: a profile is chosen per commit from its
+(:mod:`.statement_writers`). It sits below ``transactions``: a profile is chosen per commit from its
 ``engineInfo`` / ``clientVersion`` (semantics doc §C), overridable with ``--profile``.
 """
 

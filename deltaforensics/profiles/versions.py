@@ -24,9 +24,9 @@ from deltaforensics.profiles.checks import (
     SPARK_ORDER_32,
     SPARK_ORDER_OLD,
 )
-from deltaforensics.profiles.names import ENGINE_NAMES, parse_profile_name
 from deltaforensics.profiles.profile import Profile
-from deltaforensics.profiles.writers import DELTA_RS, KERNEL
+from deltaforensics.profiles.profile_names import ENGINE_NAMES, parse_profile_name
+from deltaforensics.profiles.statement_writers import DELTA_RS, KERNEL
 
 # The commands that commit with OptimisticTransaction.commitIfNeeded (canSkipEmptyCommits):
 # WriteIntoDelta (WRITE), DeleteCommand, UpdateCommand, MergeIntoCommand. TRUNCATE, the
@@ -295,6 +295,6 @@ def written_on_databricks(commit_info: Mapping[str, object]) -> bool:
 
 def profile_by_name(name: str) -> Profile:
     """``--profile`` values: ``delta-spark[-X.Y]``, ``databricks[-X.Y]``, ``delta-rs[-X.Y]``,
-    ``kernel``, each release one the engine had (:mod:`.names`)."""
+    ``kernel``, each release one the engine had (:mod:`.profile_names`)."""
     engine, version = parse_profile_name(name)
     return profile_of(engine, version).forced()

@@ -27,9 +27,9 @@ from deltaforensics.report.document.history import (
     SnapshotDocument,
 )
 from deltaforensics.report.document.whatif import WhatIfDocument
-from deltaforensics.report.history import key_parameters, who_wrote
 from deltaforensics.report.prose import change_words, failure_words, rule_code
 from deltaforensics.report.terminal import fitted_table, heading, labelled, safe
+from deltaforensics.report.to_text import key_parameters, who_wrote
 
 WIDE = 120  # from this width on, the history shows engines and bytes too
 

@@ -8,7 +8,7 @@
 - the semantics it uses: :mod:`.commits` (the commit table's rows, read versions),
   :mod:`.isolation`, :mod:`.reads` (read predicates), :mod:`.metadata_change`,
   :mod:`.operations`;
-- the speed memos, apart: :mod:`.memos` (pure caches, ``AsOf``) and :mod:`.history` (the
+- the speed memos, apart: :mod:`.memos` (pure caches, ``AsOf``) and :mod:`.commit_history` (the
   per-history lookups);
 """
 

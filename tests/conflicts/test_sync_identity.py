@@ -23,7 +23,7 @@ from deltaforensics.analysis import load, open_store
 from deltaforensics.attempts import attempt_transaction, check_attempt
 from deltaforensics.conflicts.checker import COMMITS
 from deltaforensics.profiles import delta_spark
-from deltaforensics.profiles.writers import SPARK
+from deltaforensics.profiles.statement_writers import SPARK
 from deltaforensics.statements import parse_statement
 from deltaforensics.transactions import reconstruct_transactions
 from tests.conflicts.scenarios import OSS41, WS, S, add_field, load_race, rewrite, table

@@ -22,8 +22,8 @@ import pytest
 from deltaforensics.cli import main
 from deltaforensics.cli.options import ExplainFormat
 from deltaforensics.cli.output import write_report
-from deltaforensics.report.history import history_text, snapshot_text
 from deltaforensics.report.to_markdown import whatif_to_markdown
+from deltaforensics.report.to_text import history_text, snapshot_text
 from tests.conftest import CORPUS, SAMPLE_LOGS
 
 ALLOWED = {0, 1, 3}  # 4 is a crash; 2 a usage error, which these command lines are not

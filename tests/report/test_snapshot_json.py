@@ -11,7 +11,7 @@ from deltaforensics.model.actions import Metadata, Protocol
 from deltaforensics.model.diagnostic_codes import MISSING_COMMIT_INFO
 from deltaforensics.model.diagnostics import Diagnostic, info
 from deltaforensics.report.document import snapshot_document
-from deltaforensics.report.history import snapshot_json
+from deltaforensics.report.to_text import snapshot_json
 from deltaforensics.snapshot import Snapshot
 
 
