@@ -25,6 +25,12 @@ LONG_MODULE_REASON = "Over 400 lines because"
 # shrunk (the test below fails until it does); the set is empty once those branches land.
 SHRINKING = frozenset({"api.py", "analysis.py", "report/prose.py"})
 MAX_MODULES_PER_NAME = 2
+# test folders named by what they run on, not by a package: they test across packages
+ACROSS_PACKAGES = frozenset(
+    {"azure", "benchmarks", "corpus", "golden", "hostile", "realspark", "support"}
+)
+# tests/test_X.py of the repository as a whole, not of a module deltaforensics/X.py
+REPOSITORY_WIDE = frozenset({"architecture", "docs", "scheduling", "testing"})
 
 
 def test_import_layers_hold() -> None:
@@ -164,6 +170,18 @@ def test_no_module_file_name_is_shared_by_more_than_two_modules() -> None:
             by_name.setdefault(path.name, []).append(path.relative_to(PACKAGE).as_posix())
     shared = {name: paths for name, paths in by_name.items() if len(paths) > MAX_MODULES_PER_NAME}
     assert shared == {}
+
+
+def test_test_files_mirror_the_package() -> None:
+    """docs/architecture.md, "File names say one thing": the tests of ``deltaforensics/X/`` are
+    in ``tests/X/``, of a top-level module ``deltaforensics/X.py`` in ``tests/test_X.py``."""
+    tests = REPO / "tests"
+    packages = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()}
+    modules = {p.stem for p in PACKAGE.glob("*.py")}
+    folders = {p.parent.name for p in tests.glob("*/test_*.py")}
+    assert sorted(folders - packages - ACROSS_PACKAGES) == []
+    top = {p.stem.removeprefix("test_") for p in tests.glob("test_*.py")}
+    assert sorted(top - modules - REPOSITORY_WIDE) == []
 
 
 def test_ruff_lint_and_format_are_clean() -> None:
