@@ -70,7 +70,11 @@ class TableFacts:
             name=name,
             uri=replay.uri,
             profiles=tuple(
-                {t.profile.name: t.profile for t in transactions if t.version != 0}.values()
+                {
+                    t.provenance.profile.name: t.provenance.profile
+                    for t in transactions
+                    if t.version != 0
+                }.values()
             ),
             partition_columns=md.partition_columns,
             columns=tuple(md.column_types),
@@ -179,10 +183,10 @@ def _qualified(pred: Predicate, alias: str) -> Predicate:
 
 def _on_clause(t: Transaction) -> str:
     """The MERGE ON condition as written by the user, as far as the log shows it."""
-    recorded = t.parameters.get("mergePredicate")
+    recorded = t.provenance.parameters.get("mergePredicate")
     if isinstance(recorded, str) and recorded:
         return recorded  # delta-rs keeps the original ON text
-    pred = t.full_predicate
+    pred = t.read.reads.full_predicate
     if pred is None:
         return "<your ON condition>"
 
@@ -202,7 +206,7 @@ def _on_clause(t: Transaction) -> str:
 
 
 def _merge(transactions: Sequence[Transaction], facts: TableFacts) -> str | None:
-    merges = [t for t in transactions if t.operation == "MERGE"]
+    merges = [t for t in transactions if t.provenance.operation == "MERGE"]
     if not merges or not facts.partition_columns:
         return None
     last = merges[-1]
@@ -222,7 +226,7 @@ def _merge(transactions: Sequence[Transaction], facts: TableFacts) -> str | None
         "from each batch (SELECT DISTINCT of the partition column of the source) and inline it:\n"
         "-- Delta prunes only on literal conjuncts on partition columns, not on join columns"
     )
-    if not last.profile.sql_statements:
+    if not last.provenance.profile.sql_statements:
         return (
             f"# {last.name} touched {', '.join(_part(r) for r in touched)}\n"
             f'dt.merge(source, predicate={on!r}, source_alias="s", target_alias="t")'

@@ -84,7 +84,7 @@ class Evaluation:
         )
         self.by_version = {t.version: t for t in self.transactions if t.version is not None}
         self.evidence_before = tuple(
-            check(o.loser, o.winners, profile=o.loser.profile, history=replay)
+            check(o.loser, o.winners, profile=o.loser.provenance.profile, history=replay)
             for o in self.evidence
         )
         commits_by_writer = transactions_by_writer(self.transactions)
@@ -232,7 +232,9 @@ class Evaluation:
             return None, reason, False
         flips = False
         if fragile_before is not None and verdict.outcome == COMMITS and pair.winners:
-            found = fragility(pair.loser, pair.winners, pair.loser.profile, pair.history, verdict)
+            found = fragility(
+                pair.loser, pair.winners, pair.loser.provenance.profile, pair.history, verdict
+            )
             flips = any(not _undoes(f.change, loser) for f in found)
         return verdict, reason, flips
 
@@ -241,14 +243,17 @@ def _undoes(change: str, original: Transaction) -> bool:
     """Whether a fragility perturbation only restores what ``original`` had before the scenario
     (that is the scenario's own change being undone, not fragility)."""
     if change.startswith("isolation="):
-        return change.split("=", 1)[1] == original.isolation.value
+        return change.split("=", 1)[1] == original.read.isolation.value
     if change == WIDER_PREDICATE:
-        pred = original.read_predicate
+        pred = original.read.reads.partition_predicate
         return (
-            original.read_whole_table
+            original.read.reads.whole_table
             or isinstance(pred, TrueExpr)
-            or (not original.partition_columns and not original.profile.stats_matching)
+            or (
+                not original.table.partition_columns
+                and not original.provenance.profile.stats_matching
+            )
         )
     if change == NO_ROW_LEVEL_CONCURRENCY:
-        return not has_row_level_concurrency(original.profile, original)
+        return not has_row_level_concurrency(original.provenance.profile, original)
     return False

@@ -36,7 +36,7 @@ def as_observed(item: Any, source: str, index: int) -> Observed:
     if isinstance(item, Observed):
         return item if item.source == source else replace(item, source=source)
     loser, winners, outcome = item
-    label = loser.statement or f"{source} {index + 1}"
+    label = loser.provenance.statement or f"{source} {index + 1}"
     return Observed(
         loser=loser, winners=tuple(winners), outcome=str(outcome), source=source, label=label
     )

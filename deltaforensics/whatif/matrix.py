@@ -117,10 +117,8 @@ def sample_cells(
             if key in seen or w.version - 1 < first:
                 continue
             seen.add(key)
-            hypothetical = lo.revised(
-                read_version=w.version - 1, read_version_source="what-if overlap"
-            )
-            before = check(hypothetical, [w], profile=lo.profile, history=replay)
+            hypothetical = lo.reading_version(w.version - 1, "what-if overlap")
+            before = check(hypothetical, [w], profile=lo.provenance.profile, history=replay)
             samples.append(Sample(loser=hypothetical, winner=w, before=before))
         if samples:
             cells[(a, b)] = samples

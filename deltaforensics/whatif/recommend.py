@@ -129,9 +129,11 @@ def candidates(
     """``counts``: :func:`predicate_column_counts` of the participants, when known."""
     txns = [t for t in evaluation.participants if t.version != 0]
     out: list[Change] = []
-    if any(t.isolation is IsolationLevel.SERIALIZABLE and not t.blind for t in txns):
+    if any(
+        t.read.isolation is IsolationLevel.SERIALIZABLE and not t.read.reads.blind for t in txns
+    ):
         out.append(IsolationChange(isolation_value(facts)))
-    if facts.partition_columns and any(t.operation == "MERGE" for t in txns):
+    if facts.partition_columns and any(t.provenance.operation == "MERGE" for t in txns):
         out.append(ExplicitMergePredicates())
     if counts is None:
         counts = predicate_column_counts(txns, facts.columns)
@@ -151,10 +153,14 @@ def candidates(
         {
             named.get(id(t)) or writer_of(t)  # the evaluation has named every participant
             for t in txns
-            if t.profile.commit_info_from_user and t.is_blind_append is None and is_pure_append(t)
+            if t.provenance.profile.commit_info_from_user
+            and t.provenance.is_blind_append is None
+            and is_pure_append(t)
         }
     )
-    if rs_appenders and any(not t.profile.commit_info_from_user for t in txns if not t.blind):
+    if rs_appenders and any(
+        not t.provenance.profile.commit_info_from_user for t in txns if not t.read.reads.blind
+    ):
         out += [MarkBlindAppends(w) for w in rs_appenders]
     return out
 
@@ -168,8 +174,8 @@ def predicate_column_counts(
     counts: Counter[str] = Counter(into or {})
     named: dict[int, list[str]] = {}  # per predicate object: a statement's commits share one
     for t in transactions:
-        pred = t.full_predicate
-        if pred is None or t.blind:
+        pred = t.read.reads.full_predicate
+        if pred is None or t.read.reads.blind:
             continue
         found = named.get(id(pred))
         if found is None:

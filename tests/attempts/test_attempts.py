@@ -420,19 +420,21 @@ def _reads(t: Transaction) -> dict[str, Any]:
     """What the checker uses. ``full_predicate`` only matters to delta-rs (stats matching); a
     Spark MERGE ``simpleString`` loses the source qualifiers (``id#1 = id#2``), so it is left out."""
     return {
-        "operation": t.operation,
-        "blind": t.blind,
-        "read_predicate": None if t.read_predicate is None else t.read_predicate.to_sql(),
+        "operation": t.provenance.operation,
+        "blind": t.read.reads.blind,
+        "read_predicate": None
+        if t.read.reads.partition_predicate is None
+        else t.read.reads.partition_predicate.to_sql(),
         "full_predicate": None
-        if t.full_predicate is None or t.profile.engine != "delta-rs"
-        else t.full_predicate.to_sql(),
-        "read_whole_table": t.read_whole_table,
-        "registers_read_files": t.registers_read_files,
-        "isolation": t.isolation,
-        "dynamic": t.dynamic_partition_overwrite,
-        "changes_metadata": t.changes_metadata,
-        "metadata_change_keys": t.metadata_change_keys,
-        "metadata_change_other": t.metadata_change_other,
+        if t.read.reads.full_predicate is None or t.provenance.profile.engine != "delta-rs"
+        else t.read.reads.full_predicate.to_sql(),
+        "read_whole_table": t.read.reads.whole_table,
+        "registers_read_files": t.read.reads.registers_files,
+        "isolation": t.read.isolation,
+        "dynamic": t.written.dynamic_partition_overwrite,
+        "changes_metadata": t.written.changes_metadata,
+        "metadata_change_keys": t.written.metadata_change.keys,
+        "metadata_change_other": t.written.metadata_change.other,
     }
 
 
@@ -472,8 +474,8 @@ def test_attempt_reads_what_the_equivalent_commit_reads(
     assert _reads(attempt) == _reads(committed)
     assert (
         attempt.version is None
-        and attempt.read_version == read_version
-        and attempt.statement == sql
+        and attempt.read.version == read_version
+        and attempt.provenance.statement == sql
     )
 
 
@@ -488,7 +490,7 @@ def test_delta_rs_equivalence_for_the_forms_it_writes_differently(tmp_path: Path
     )
     assert _reads(attempt) == _reads(committed)
     # every file counts as read
-    assert attempt.read_predicate is None and attempt.registers_read_files
+    assert attempt.read.reads.partition_predicate is None and attempt.read.reads.registers_files
     dyn = attempt_transaction(
         "INSERT OVERWRITE t VALUES (1, 'US', '2024-01-01')",
         rep,
@@ -496,8 +498,11 @@ def test_delta_rs_equivalence_for_the_forms_it_writes_differently(tmp_path: Path
         profile=delta_rs(),
         partition_overwrite_mode="dynamic",
     )
-    assert dyn.operation == "WRITE" and dyn.parameters["predicate"] == "(date = '2024-01-01')"
-    assert "no dynamic partition overwrite" in dyn.read_reason
+    assert (
+        dyn.provenance.operation == "WRITE"
+        and dyn.provenance.parameters["predicate"] == "(date = '2024-01-01')"
+    )
+    assert "no dynamic partition overwrite" in dyn.read.reads.reason
 
 
 # ---------------------------------------------------------------------------------------------
@@ -524,21 +529,26 @@ def test_delete_removes_the_files_its_condition_may_match(
         read_version=b.version,
         profile=delta_spark(),
     )
-    assert a.removed["path"].to_list() == [
+    assert a.written.removed["path"].to_list() == [
         _paths(b, "date=2024-01-01")[1]
     ]  # the stats of the other file exclude 15
-    assert _partitions(a.added) == ["2024-01-01"] and a.removed["data_change"].to_list() == [True]
+    assert _partitions(a.written.added) == ["2024-01-01"] and a.written.removed[
+        "data_change"
+    ].to_list() == [True]
     meta_only = attempt_transaction(
         "DELETE FROM t WHERE date = '2024-01-02'",
         rep,
         read_version=b.version,
         profile=delta_spark(),
     )
-    assert _partitions(meta_only.removed) == ["2024-01-02"] and meta_only.added.is_empty()
+    assert (
+        _partitions(meta_only.written.removed) == ["2024-01-02"]
+        and meta_only.written.added.is_empty()
+    )
     everything = attempt_transaction(
         "DELETE FROM t", rep, read_version=b.version, profile=delta_spark()
     )
-    assert everything.removed.height == 4 and everything.read_whole_table
+    assert everything.written.removed.height == 4 and everything.read.reads.whole_table
 
 
 def test_restore_removes_what_was_added_since_its_target_and_resolves_nothing(
@@ -551,8 +561,8 @@ def test_restore_removes_what_was_added_since_its_target_and_resolves_nothing(
         "RESTORE TABLE t TO VERSION AS OF 1", rep, read_version=b.version, profile=delta_spark()
     )
     kept = set(rep.live_files(1)["path"].to_list())
-    assert a.operation == "RESTORE" and a.is_commit_large
-    assert set(a.removed["path"].to_list()) == set(rep.live_files(b.version)["path"]) - kept
+    assert a.provenance.operation == "RESTORE" and a.provenance.is_commit_large
+    assert set(a.written.removed["path"].to_list()) == set(rep.live_files(b.version)["path"]) - kept
     with pytest.raises(ValueError, match="after the attempt's read version"):
         attempt_transaction(
             "RESTORE t VERSION AS OF 99", rep, read_version=b.version, profile=delta_spark()
@@ -564,19 +574,19 @@ def test_optimize_compacts_only_partitions_with_several_files(
 ) -> None:
     b, rep = spark_table
     a = attempt_transaction("OPTIMIZE t", rep, read_version=b.version, profile=delta_spark())
-    assert _partitions(a.removed) == ["2024-01-01", "2024-01-01"] and _partitions(a.added) == [
-        "2024-01-01"
-    ]
-    assert not a.removed["data_change"].any() and not a.added["data_change"].any()
-    assert a.isolation.value == "SnapshotIsolation"
+    assert _partitions(a.written.removed) == ["2024-01-01", "2024-01-01"] and _partitions(
+        a.written.added
+    ) == ["2024-01-01"]
+    assert not a.written.removed["data_change"].any() and not a.written.added["data_change"].any()
+    assert a.read.isolation.value == "SnapshotIsolation"
     z = attempt_transaction(
         "OPTIMIZE t ZORDER BY (id)", rep, read_version=b.version, profile=delta_spark()
     )
-    assert z.removed.height == 4 and z.z_order == ("id",)
+    assert z.written.removed.height == 4 and z.written.z_order == ("id",)
     nothing = attempt_transaction(
         "OPTIMIZE t WHERE date = '2024-01-02'", rep, read_version=b.version, profile=delta_spark()
     )
-    assert writes_nothing(nothing) and "nothing to compact" in nothing.read_reason
+    assert writes_nothing(nothing) and "nothing to compact" in nothing.read.reads.reason
     with pytest.raises(ValueError, match="partition columns"):
         attempt_transaction(
             "OPTIMIZE t WHERE id = 3", rep, read_version=b.version, profile=delta_spark()
@@ -612,8 +622,12 @@ def test_insert_writes_the_partitions_it_shows(
 ) -> None:
     b, rep = spark_table
     a = attempt_transaction(sql, rep, read_version=b.version, profile=delta_spark(), **kw)
-    assert _partitions(a.added) == partitions
-    assert a.blind and a.is_blind_append is True and a.confidence == "high"
+    assert _partitions(a.written.added) == partitions
+    assert (
+        a.read.reads.blind
+        and a.provenance.is_blind_append is True
+        and a.read.reads.confidence == "high"
+    )
 
 
 def test_insert_literal_rows_get_stats(spark_table: tuple[LogBuilder, Replay]) -> None:
@@ -624,7 +638,7 @@ def test_insert_literal_rows_get_stats(spark_table: tuple[LogBuilder, Replay]) -
         read_version=b.version,
         profile=delta_spark(),
     )
-    stats = json.loads(a.added["stats"][0])
+    stats = json.loads(a.written.added["stats"][0])
     assert stats == {
         "numRecords": 2,
         "minValues": {"id": 3, "country": "FR"},
@@ -638,8 +652,8 @@ def test_insert_with_invisible_partitions_says_so(spark_table: tuple[LogBuilder,
     a = attempt_transaction(
         "INSERT INTO t SELECT * FROM s", rep, read_version=b.version, profile=delta_spark()
     )
-    assert a.confidence == "medium" and "not visible" in a.read_reason
-    assert _partitions(a.added) == [None]
+    assert a.read.reads.confidence == "medium" and "not visible" in a.read.reads.reason
+    assert _partitions(a.written.added) == [None]
     dyn = attempt_transaction(
         "INSERT OVERWRITE t SELECT * FROM s",
         rep,
@@ -647,7 +661,11 @@ def test_insert_with_invisible_partitions_says_so(spark_table: tuple[LogBuilder,
         profile=delta_spark(),
         partition_overwrite_mode="dynamic",
     )
-    assert dyn.confidence == "low" and dyn.read_whole_table and dyn.removed.height == 4
+    assert (
+        dyn.read.reads.confidence == "low"
+        and dyn.read.reads.whole_table
+        and dyn.written.removed.height == 4
+    )
 
 
 def test_static_partition_overwrite_is_a_replace_where(
@@ -660,8 +678,13 @@ def test_static_partition_overwrite_is_a_replace_where(
         read_version=b.version,
         profile=delta_spark(),
     )
-    assert a.parameters["predicate"] == "date = '2024-01-01'" and a.read_predicate is not None
-    assert a.read_predicate.to_sql() == "date = '2024-01-01'" and _partitions(a.removed) == [
+    assert (
+        a.provenance.parameters["predicate"] == "date = '2024-01-01'"
+        and a.read.reads.partition_predicate is not None
+    )
+    assert a.read.reads.partition_predicate.to_sql() == "date = '2024-01-01'" and _partitions(
+        a.written.removed
+    ) == [
         "2024-01-01",
         "2024-01-01",
     ]
@@ -672,11 +695,13 @@ def test_static_partition_overwrite_is_a_replace_where(
         profile=delta_spark(),
         partition_overwrite_mode="dynamic",
     )
-    assert dyn.dynamic_partition_overwrite and _partitions(dyn.removed) == ["2024-01-02"]
+    assert dyn.written.dynamic_partition_overwrite and _partitions(dyn.written.removed) == [
+        "2024-01-02"
+    ]
     assert (
-        not dyn.registers_read_files
-        and dyn.read_predicate is not None
-        and dyn.read_predicate.to_sql() == "date = '2024-01-02'"
+        not dyn.read.reads.registers_files
+        and dyn.read.reads.partition_predicate is not None
+        and dyn.read.reads.partition_predicate.to_sql() == "date = '2024-01-02'"
     )
 
 
@@ -688,8 +713,11 @@ def test_self_reading_insert_reads_its_scan(spark_table: tuple[LogBuilder, Repla
         read_version=b.version,
         profile=delta_spark(),
     )
-    assert not a.blind and a.is_blind_append is False
-    assert a.read_predicate is not None and a.read_predicate.to_sql() == "date = '2024-01-01'"
+    assert not a.read.reads.blind and a.provenance.is_blind_append is False
+    assert (
+        a.read.reads.partition_predicate is not None
+        and a.read.reads.partition_predicate.to_sql() == "date = '2024-01-01'"
+    )
     b.write(add=[b.file("date=2024-01-01")])
     rep2 = replay_of(b.path)
     txns = reconstruct_transactions(rep2, profile=delta_spark())
@@ -718,7 +746,9 @@ def test_merge_writes_rewrites_and_inserts(spark_table: tuple[LogBuilder, Replay
         read_version=b.version,
         profile=delta_spark(),
     )
-    assert _partitions(a.removed) == ["2024-01-02"] and _partitions(a.added) == ["2024-01-02"]
+    assert _partitions(a.written.removed) == ["2024-01-02"] and _partitions(a.written.added) == [
+        "2024-01-02"
+    ]
     insert_only = attempt_transaction(
         "MERGE INTO t USING s ON t.id = s.id WHEN NOT MATCHED THEN INSERT *",
         rep,
@@ -732,11 +762,13 @@ def test_merge_writes_rewrites_and_inserts(spark_table: tuple[LogBuilder, Replay
         read_version=b.version,
         profile=delta_spark(),
     )
-    assert literal.removed.is_empty() and _partitions(literal.added) == ["2024-01-03"]
+    assert literal.written.removed.is_empty() and _partitions(literal.written.added) == [
+        "2024-01-03"
+    ]
     assert (
-        insert_only.removed.is_empty()
-        and _partitions(insert_only.added) == ["Z"]
-        and not insert_only.blind
+        insert_only.written.removed.is_empty()
+        and _partitions(insert_only.written.added) == ["Z"]
+        and not insert_only.read.reads.blind
     )
 
 
@@ -754,23 +786,34 @@ def test_merge_from_inline_values_touches_only_the_sources_partitions(
         "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *"
     )
     a = attempt_transaction(sql, rep, read_version=b.version, profile=delta_spark())
-    assert _partitions(a.removed) == ["2024-01-02"] and _partitions(a.added) == ["2024-01-02"]
-    assert a.read_predicate is not None and a.read_predicate.to_sql() == "TRUE"  # still reads all
+    assert _partitions(a.written.removed) == ["2024-01-02"] and _partitions(a.written.added) == [
+        "2024-01-02"
+    ]
+    assert (
+        a.read.reads.partition_predicate is not None
+        and a.read.reads.partition_predicate.to_sql() == "TRUE"
+    )  # still reads all
     two = attempt_transaction(
         sql.replace("(99, 'US', '2024-01-02')", "(99, 'US', '2024-01-01')"),
         rep,
         read_version=b.version,
         profile=delta_spark(),
     )
-    assert set(_partitions(two.removed)) == {"2024-01-01", "2024-01-02"}
-    assert set(_partitions(two.added)) == {"2024-01-01", "2024-01-02", None}  # inserts: either
+    assert set(_partitions(two.written.removed)) == {"2024-01-01", "2024-01-02"}
+    assert set(_partitions(two.written.added)) == {
+        "2024-01-01",
+        "2024-01-02",
+        None,
+    }  # inserts: either
     listed = attempt_transaction(
         sql.replace("INSERT *", "INSERT (id, country, date) VALUES (s.id, s.country, 'x')"),
         rep,
         read_version=b.version,
         profile=delta_spark(),
     )
-    assert None in _partitions(listed.added)  # not INSERT *: where its rows land is not said
+    assert None in _partitions(
+        listed.written.added
+    )  # not INSERT *: where its rows land is not said
 
 
 def test_alter_table_metadata_and_protocol_changes(spark_table: tuple[LogBuilder, Replay]) -> None:
@@ -782,10 +825,12 @@ def test_alter_table_metadata_and_protocol_changes(spark_table: tuple[LogBuilder
         read_version=rv,
         profile=delta_spark(),
     )
-    assert props.changes_metadata and props.changes_protocol and props.blind
     assert (
-        props.metadata_change_keys == ("delta.enableDeletionVectors", "x")
-        and not props.metadata_change_other
+        props.written.changes_metadata and props.written.changes_protocol and props.read.reads.blind
+    )
+    assert (
+        props.written.metadata_change.keys == ("delta.enableDeletionVectors", "x")
+        and not props.written.metadata_change.other
     )
     constraint = attempt_transaction(
         "ALTER TABLE t ADD CONSTRAINT pos CHECK (id > 0)",
@@ -793,19 +838,27 @@ def test_alter_table_metadata_and_protocol_changes(spark_table: tuple[LogBuilder
         read_version=rv,
         profile=delta_spark(),
     )
-    assert constraint.changes_protocol and constraint.read_whole_table and not constraint.blind
-    assert constraint.metadata_change_keys == ("delta.constraints.pos",)
+    assert (
+        constraint.written.changes_protocol
+        and constraint.read.reads.whole_table
+        and not constraint.read.reads.blind
+    )
+    assert constraint.written.metadata_change.keys == ("delta.constraints.pos",)
     cols = attempt_transaction(
         "ALTER TABLE t ADD COLUMNS (note STRING)", rep, read_version=rv, profile=delta_spark()
     )
-    assert cols.metadata_change_other and not cols.changes_protocol and cols.is_blind_append is True
+    assert (
+        cols.written.metadata_change.other
+        and not cols.written.changes_protocol
+        and cols.provenance.is_blind_append is True
+    )
     unset = attempt_transaction(
         "ALTER TABLE t UNSET TBLPROPERTIES ('nope')", rep, read_version=rv, profile=delta_spark()
     )
     assert (
-        unset.operation == "UNSET TBLPROPERTIES"
-        and unset.changes_metadata
-        and not unset.metadata_change_other
+        unset.provenance.operation == "UNSET TBLPROPERTIES"
+        and unset.written.changes_metadata
+        and not unset.written.metadata_change.other
     )
 
 
@@ -818,7 +871,7 @@ def test_txn_adds_an_app_id(spark_table: tuple[LogBuilder, Replay]) -> None:
         profile=delta_spark(),
         txn=("query-1", 7),
     )
-    assert a.app_ids == frozenset({"query-1"}) and a.blind
+    assert a.written.app_ids == frozenset({"query-1"}) and a.read.reads.blind
 
 
 @pytest.mark.parametrize(
@@ -880,7 +933,10 @@ def test_merge_without_literal_races_appends_only_under_serializable() -> None:
     assert on_dbr.outcome == OK  # v36, v37 are blind appends: WriteSerializable ignores them
     attempt, on_oss = verdict_for(sql, rep, 35, delta_spark())
     assert (on_oss.outcome, on_oss.winner_version, on_oss.code) == (APPEND, 36, "DC010")
-    assert attempt.read_predicate is not None and attempt.read_predicate.to_sql() == "TRUE"
+    assert (
+        attempt.read.reads.partition_predicate is not None
+        and attempt.read.reads.partition_predicate.to_sql() == "TRUE"
+    )
     literal = sql.replace("t.date = s.date", "t.date = '2024-03-01' AND t.date = s.date")
     _, fixed = verdict_for(literal, rep, 35, delta_spark())
     assert fixed.outcome == OK
@@ -952,7 +1008,10 @@ def test_unpartitioned_mixed_writer_table() -> None:
     rep = replay_of(SAMPLES / "mixed_writer_appends")
     sql = "UPDATE contacts SET email = NULL WHERE id = 42"
     attempt, v = verdict_for(sql, rep, 8, databricks((15, 4)))
-    assert attempt.read_predicate is not None and attempt.read_predicate.to_sql() == "TRUE"
+    assert (
+        attempt.read.reads.partition_predicate is not None
+        and attempt.read.reads.partition_predicate.to_sql() == "TRUE"
+    )
     # the delta-rs append at v9 records no isBlindAppend
     assert (v.outcome, v.winner_version) == (APPEND, 9)
 

@@ -38,7 +38,7 @@ def test_explain_validates_and_agrees_with_what_committed(table: Path) -> None:
     spark_like = {
         t.version
         for t in analysis.transactions
-        if t.profile.engine in ("delta-spark", "databricks")
+        if t.provenance.profile.engine in ("delta-spark", "databricks")
     }
     for d in doc["diagnostics"]:
         if d["code"] == "W401" and d["version"] in spark_like:

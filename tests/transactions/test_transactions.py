@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import gc
 import pickle
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +17,7 @@ from deltaforensics.errors import DeltaForensicsError
 from deltaforensics.model.collector import collector_paused
 from deltaforensics.replay import Replay
 from deltaforensics.transactions import (
-    FLAT_NAMES,
+    Transaction,
     effective_isolation,
     reads_of,
     reconstruct_transactions,
@@ -73,29 +75,45 @@ def _history(path: Path) -> Replay:
 def test_repeated_statements_read_as_if_each_were_alone(tmp_path: Path) -> None:
     rep = _history(tmp_path / "t")
     txs = reconstruct_transactions(rep)
-    assert sum(t.operation == "DELETE" for t in txs) == 3 * 6 * 4 + 2
+    assert sum(t.provenance.operation == "DELETE" for t in txs) == 3 * 6 * 4 + 2
     for t in txs:
-        unnamed = "UNKNOWN" if t.has_commit_info else "TRANSACTION"
-        assert t.operation == (t.commit_info.get("operation") or unnamed)
-    assert {t.operation for t in txs} >= {"UNKNOWN", "TRANSACTION"}
+        unnamed = "UNKNOWN" if t.provenance.has_commit_info else "TRANSACTION"
+        assert t.provenance.operation == (t.provenance.commit_info.get("operation") or unnamed)
+    assert {t.provenance.operation for t in txs} >= {"UNKNOWN", "TRANSACTION"}
     repeated = [
-        t for t in txs if t.operation in ("DELETE", "WRITE", "STREAMING UPDATE") and t.version
+        t
+        for t in txs
+        if t.provenance.operation in ("DELETE", "WRITE", "STREAMING UPDATE") and t.version
     ]
-    assert len({(t.profile.engine, t.read_reason, t.isolation_source) for t in repeated}) > 3
+    assert (
+        len(
+            {
+                (t.provenance.profile.engine, t.read.reads.reason, t.read.isolation_source)
+                for t in repeated
+            }
+        )
+        > 3
+    )
     for t in repeated:
         assert t.version is not None
-        md = rep.metadata_at(t.version - 1 if t.read_version is None else t.read_version)
+        md = rep.metadata_at(t.version - 1 if t.read.version is None else t.read.version)
         alone = reads_of(
-            t.operation, t.parameters, t.is_blind_append, t.profile, md, t.added, t.removed
+            t.provenance.operation,
+            t.provenance.parameters,
+            t.provenance.is_blind_append,
+            t.provenance.profile,
+            md,
+            t.written.added,
+            t.written.removed,
         )
         assert (
-            t.blind,
-            t.read_predicate,
-            t.full_predicate,
-            t.read_whole_table,
-            t.registers_read_files,
-            t.read_reason,
-            t.confidence,
+            t.read.reads.blind,
+            t.read.reads.partition_predicate,
+            t.read.reads.full_predicate,
+            t.read.reads.whole_table,
+            t.read.reads.registers_files,
+            t.read.reads.reason,
+            t.read.reads.confidence,
         ) == (
             alone.blind,
             alone.partition_predicate,
@@ -105,17 +123,23 @@ def test_repeated_statements_read_as_if_each_were_alone(tmp_path: Path) -> None:
             alone.reason,
             alone.confidence,
         ), t.version
-        recorded = t.commit_info.get("isolationLevel")
-        assert (t.isolation, t.isolation_source) == effective_isolation(
-            recorded, md.configuration, t.profile
+        recorded = t.provenance.commit_info.get("isolationLevel")
+        assert (t.read.isolation, t.read.isolation_source) == effective_isolation(
+            recorded, md.configuration, t.provenance.profile
         ), t.version
-        assert t.partition_columns == md.partition_columns
+        assert t.table.partition_columns == md.partition_columns
 
 
 def test_transactions_share_no_mutable_values(tmp_path: Path) -> None:
     txs = reconstruct_transactions(_history(tmp_path / "t"))
-    for field in ("physical_names", "parameters", "commit_info", "metadata_change_values"):
-        values = [getattr(t, field) for t in txs]
+    mutable: dict[str, Callable[[Transaction], object]] = {
+        "table.physical_names": lambda t: t.table.physical_names,
+        "provenance.parameters": lambda t: t.provenance.parameters,
+        "provenance.commit_info": lambda t: t.provenance.commit_info,
+        "written.metadata_change.values": lambda t: t.written.metadata_change.values,
+    }
+    for field, value_of in mutable.items():
+        values = [value_of(t) for t in txs]
         assert len({id(v) for v in values}) == len(values), field
 
 
@@ -164,27 +188,32 @@ def test_file_rows_cut_when_read_are_the_commits_rows() -> None:
             continue
         files = rep.frames.files.filter(pl.col("source") == "commit")
         for t in reconstruct_transactions(rep):
-            counts = t.file_counts
-            copy = t.revised(operation=t.operation)
+            counts = t.written.file_counts
+            copy = replace(t, provenance=replace(t.provenance))
             mine = files.filter(pl.col("version") == t.version)
-            for frame, action in ((t.added, "add"), (t.removed, "remove")):
+            for frame, action in ((t.written.added, "add"), (t.written.removed, "remove")):
                 assert frame.equals(mine.filter(pl.col("action") == action)), (table, t.version)
-            assert counts == (t.added.height, t.removed.height)
-            assert copy.added.equals(t.added) and copy.removed.equals(t.removed)
+            assert counts == (t.written.added.height, t.written.removed.height)
+            assert copy.written.added.equals(t.written.added)
+            assert copy.written.removed.equals(t.written.removed)
             thawed = pickle.loads(pickle.dumps(t))
-            assert thawed.removed.equals(t.removed)
+            assert thawed.written.removed.equals(t.written.removed)
             checked += 1
     assert checked > 400  # every commit of the corpus
 
 
-def test_flat_names_read_and_revise_the_parts_that_hold_them(tmp_path: Path) -> None:
+def test_named_edits_change_one_part_and_share_the_others(tmp_path: Path) -> None:
+    """``with_reads`` and ``reading_version`` make a changed copy: the part they change is
+    new, every other part is the original's, and the original is left as it was."""
     t = reconstruct_transactions(_history(tmp_path / "t"))[-1]
-    for name, path in FLAT_NAMES.items():
-        held: Any = t
-        for step in path:
-            held = getattr(held, step)
-        assert getattr(t, name) is held, name
-        marker = object()
-        revised = t.revised(**{name: marker})
-        assert getattr(revised, name) is marker, name
-        assert getattr(t, name) is held, name  # the original is left as it was
+    reads = replace(t.read.reads, partition_predicate=None, reason="edited")
+    narrowed = t.with_reads(reads)
+    assert narrowed.read.reads is reads
+    assert (narrowed.read.version, narrowed.read.isolation) == (t.read.version, t.read.isolation)
+    assert narrowed.table is t.table
+    assert narrowed.written is t.written and narrowed.provenance is t.provenance
+    assert t.read.reads.reason != "edited"
+    older = t.reading_version(0, "test")
+    assert (older.read.version, older.read.version_source) == (0, "test")
+    assert older.read.reads is t.read.reads and older.written is t.written
+    assert t.read.version != 0 and t.read.version_source != "test"

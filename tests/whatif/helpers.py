@@ -4,6 +4,7 @@ later commit of the same log turned into the attempt that lost (it left no trace
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 from deltaforensics.analysis import ConflictAnalysis, analyze, load, open_store
@@ -32,7 +33,7 @@ def lost(
     """Commit ``version`` of ``path`` as an attempt that lost against the commits after its
     read version in ``analysis`` (which ends before it)."""
     t = transaction(path, version)
-    attempt = t.revised(version=None, statement=label)
-    rv = t.read_version if t.read_version is not None else -1
+    attempt = replace(t, version=None, provenance=replace(t.provenance, statement=label))
+    rv = t.read.version if t.read.version is not None else -1
     winners = tuple(w for w in analysis.transactions if w.version is not None and w.version > rv)
     return Observed(loser=attempt, winners=winners, outcome=outcome, source="attempt", label=label)

@@ -91,7 +91,11 @@ def test_row_level_concurrency_is_offered_only_when_every_writer_is_databricks(
 ) -> None:
     engines = set(
         sample(name).transactions[-1:]
-        and {t.profile.engine for t in sample(name).transactions if t.version and not t.blind}
+        and {
+            t.provenance.profile.engine
+            for t in sample(name).transactions
+            if t.version and not t.read.reads.blind
+        }
     )
     if engines != {"databricks"}:
         assert not ROW_LEVEL & set(_kinds(recommendations[name]))
@@ -325,7 +329,7 @@ def test_every_counted_pair_really_overlapped(name: str) -> None:
             if p["source"] != "race" or not p["counted"]:
                 continue
             loser = by_version[p["loser"]["version"]]
-            assert loser.read_version < p["winner_version"] < loser.version
+            assert loser.read.version < p["winner_version"] < loser.version
         seen = sum(
             1
             for p in doc["pairs"]

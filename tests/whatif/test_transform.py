@@ -80,9 +80,9 @@ def test_applying_a_scenario_leaves_its_inputs_untouched(tmp_path: Path) -> None
     analysis = analysis_until(path, 2)
     merge = lost(path, 3, analysis, APPEND, "MERGE")
     before = (
-        merge.loser.read_predicate,
-        merge.loser.added.clone(),
-        merge.winners[-1].added.clone(),
+        merge.loser.read.reads.partition_predicate,
+        merge.loser.written.added.clone(),
+        merge.winners[-1].written.added.clone(),
     )
     pair = apply(
         Scenario.of(ExplicitMergePredicates(), PartitionBy(["date"])),
@@ -91,9 +91,9 @@ def test_applying_a_scenario_leaves_its_inputs_untouched(tmp_path: Path) -> None
         analysis.loaded.replay,
     )
     assert pair.loser is not merge.loser
-    assert merge.loser.read_predicate == before[0]
-    assert merge.loser.added.equals(before[1])
-    assert merge.winners[-1].added.equals(before[2])
+    assert merge.loser.read.reads.partition_predicate == before[0]
+    assert merge.loser.written.added.equals(before[1])
+    assert merge.winners[-1].written.added.equals(before[2])
 
 
 # -- partitioning an unpartitioned table by a data column -----------------------------------
@@ -157,8 +157,8 @@ def test_the_new_layout_splits_files_and_keeps_only_the_partitions_a_commit_read
     update = next(t for t in analysis.transactions if t.version == 3)
     new, unknown = rw.transaction(update)
     assert unknown is None
-    assert new.partition_columns == ("date",)
-    dates = new.removed["partition_values"].struct.field("date").to_list()
+    assert new.table.partition_columns == ("date",)
+    dates = new.written.removed["partition_values"].struct.field("date").to_list()
     assert dates == ["2024-01-01"]  # the old file spanned 01-01..01-02; the UPDATE reads 01-01
     live = rw.history.live_files(2)
     assert sorted(live["partition_values"].struct.field("date").to_list()) == [
@@ -222,5 +222,5 @@ def test_a_rewritten_frame_keeps_the_file_schema(tmp_path: Path) -> None:
     rw = Rewriter(Scenario.of(PartitionBy(["date"])), analysis.loaded.replay)
     t = next(t for t in analysis.transactions if t.version == 3)
     new, _ = rw.transaction(t)
-    assert set(t.added.columns) <= set(new.added.columns)
-    assert new.added.schema["partition_values"] == pl.Struct({"date": pl.String})
+    assert set(t.written.added.columns) <= set(new.written.added.columns)
+    assert new.written.added.schema["partition_values"] == pl.Struct({"date": pl.String})

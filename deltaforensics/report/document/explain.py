@@ -98,7 +98,7 @@ class Race(Entry):
         t = v.loser
         return cls(
             version=race.version,
-            read_version=t.read_version,
+            read_version=t.read.version,
             winners=tuple(v.winners),
             profile=v.profile.name,
             outcome=v.outcome,
@@ -112,24 +112,30 @@ class Race(Entry):
 
 def _quiet_reason(verdict: Verdict) -> str:
     t = verdict.loser
-    if t.blind:
-        return f"{t.read_reason}, so no winner's files can conflict with it"
-    return f"no rule fires against v{', v'.join(map(str, verdict.winners)) or '-'}: {t.read_reason}"
+    if t.read.reads.blind:
+        return f"{t.read.reads.reason}, so no winner's files can conflict with it"
+    return f"no rule fires against v{', v'.join(map(str, verdict.winners)) or '-'}: {t.read.reads.reason}"
 
 
 def _predicate_sql(t: Transaction) -> str | None:
-    return t.read_predicate.to_sql() if t.read_predicate is not None else None
+    return (
+        t.read.reads.partition_predicate.to_sql()
+        if t.read.reads.partition_predicate is not None
+        else None
+    )
 
 
 def _reads(t: Transaction) -> dict[str, Any]:
     """What a race and an attempt both say of their transaction: its operation, isolation level
     and what it read, with how sure that is."""
     return {
-        "operation": t.operation,
-        "isolation_level": TableIsolation(value=t.isolation.value, source=t.isolation_source),
+        "operation": t.provenance.operation,
+        "isolation_level": TableIsolation(
+            value=t.read.isolation.value, source=t.read.isolation_source
+        ),
         "read_predicate": _predicate_sql(t),
-        "read_reason": t.read_reason,
-        "confidence": t.confidence,
+        "read_reason": t.read.reads.reason,
+        "confidence": t.read.reads.confidence,
     }
 
 
@@ -182,7 +188,7 @@ class Conflict(Entry):
         won = verdict.winner_version
         return cls(
             source="attempt",
-            loser=Loser(statement=a.statement, read_version=a.read_version),
+            loser=Loser(statement=a.provenance.statement, read_version=a.read.version),
             winner_version=won,
             candidates=(won,) if won is not None else (),
             exception=verdict.outcome,
@@ -219,8 +225,8 @@ class Attempt(Entry):
     def from_verdict(cls, verdict: Verdict) -> Attempt:
         a = verdict.loser
         return cls(
-            statement=a.statement or a.operation,
-            read_version=a.read_version,
+            statement=a.provenance.statement or a.provenance.operation,
+            read_version=a.read.version,
             profile=verdict.profile.name,
             outcome=verdict.outcome,
             winner_version=verdict.winner_version,
@@ -228,9 +234,9 @@ class Attempt(Entry):
             reason=verdict.reason,
             winners=tuple(verdict.winners),
             **_reads(a),
-            read_whole_table=a.read_whole_table,
-            files_added=a.added.height,
-            files_removed=a.removed.height,
+            read_whole_table=a.read.reads.whole_table,
+            files_added=a.written.added.height,
+            files_removed=a.written.removed.height,
         )
 
 
@@ -275,19 +281,19 @@ class Commit(Entry):
     @classmethod
     def from_transaction(cls, t: Transaction) -> Commit:
         touched = touched_partitions(t)
-        user = t.commit_info.get("userName")
+        user = t.provenance.commit_info.get("userName")
         return cls(
             version=t.version,
-            timestamp=t.timestamp,
-            operation=t.operation,
-            writer=t.writer,
+            timestamp=t.provenance.timestamp,
+            operation=t.provenance.operation,
+            writer=t.provenance.writer,
             user_name=user if isinstance(user, str) else None,
-            engine=t.profile.engine,
-            read_version=t.read_version,
-            isolation_level=t.isolation.value,
+            engine=t.provenance.profile.engine,
+            read_version=t.read.version,
+            isolation_level=t.read.isolation.value,
             predicate=_predicate_sql(t),
-            num_added_files=t.added.height,
-            num_removed_files=t.removed.height,
+            num_added_files=t.written.added.height,
+            num_removed_files=t.written.removed.height,
             partitions=tuple(touched[:MAX_LISTED_PARTITIONS]),
             more_partitions=max(0, len(touched) - MAX_LISTED_PARTITIONS),
         )
