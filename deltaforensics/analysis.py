@@ -367,7 +367,7 @@ def analyze_loaded(
     )
     if not recommendations:
         return result
-    from deltaforensics.whatif.advising import MAX_SHOWN, advise  # noqa: PLC0415
+    from deltaforensics.whatif.recommendations.budget import MAX_SHOWN, advise  # noqa: PLC0415
 
     evidence = observed_attempts(result)
     advice = advise(result, attempts=evidence, limit=None if all_recommendations else MAX_SHOWN)

@@ -47,7 +47,7 @@ from deltaforensics.report.prose import (
     references,
     safe_race_words,
 )
-from deltaforensics.whatif.recommend import hypothetical_text
+from deltaforensics.whatif.recommendations.candidates import hypothetical_text
 
 MAX_ROWS = 50
 # Markdown punctuation that can start emphasis, links, code, strikethrough, math or a cell edge.

@@ -1,7 +1,7 @@
 """What a what-if comparison found: each pair's verdict before and after one scenario, and the
 totals the report shows.
 
-Values only: :mod:`deltaforensics.whatif.compare` computes them and
+Values only: :mod:`deltaforensics.whatif.evaluation` computes them and
 :mod:`deltaforensics.whatif.assess` grades how far to trust them, so both import this module and
 neither imports the other for it.
 """

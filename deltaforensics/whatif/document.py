@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from deltaforensics.replay import Replay
-from deltaforensics.whatif.compare import DEFAULT_SAMPLES, Evaluation
+from deltaforensics.whatif.evaluation import DEFAULT_SAMPLES, Evaluation
 from deltaforensics.whatif.statistics import StatRanges
 
 

@@ -236,7 +236,7 @@ class Attempt(Entry):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Recommendation(Entry):
-    """A change measured on the table's history (built by ``whatif.recommend``)."""
+    """A change measured on the table's history (built by ``whatif.recommendations.candidates``)."""
 
     change: Mapping[str, Any]
     conflicts_avoided: int

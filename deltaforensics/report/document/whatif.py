@@ -14,9 +14,9 @@ from deltaforensics.analysis import ConflictAnalysis
 from deltaforensics.model.diagnostics import Diagnostic
 from deltaforensics.report.document.entry import FORMAT_VERSION, Entry
 from deltaforensics.report.document.explain import Table
-from deltaforensics.whatif.compare import DEFAULT_SAMPLES
 from deltaforensics.whatif.comparison import Comparison
 from deltaforensics.whatif.document import evaluation_for
+from deltaforensics.whatif.evaluation import DEFAULT_SAMPLES
 from deltaforensics.whatif.scenario import Scenario
 
 
@@ -81,7 +81,7 @@ def whatif_document(
 ) -> dict[str, Any]:
     """The ``whatif-v1`` document's JSON form for ``scenario``.
 
-    ``errors`` / ``attempts``: :class:`~deltaforensics.whatif.compare.Observed` values or
+    ``errors`` / ``attempts``: :class:`~deltaforensics.whatif.evaluation.Observed` values or
     ``(loser, winners, outcome)`` tuples; ``samples``: commits per writer and direction in
     the writer matrix (0 leaves the matrix out)."""
     comparison = evaluation_for(analysis, errors, attempts, samples=samples).compare(scenario)

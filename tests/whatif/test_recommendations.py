@@ -14,12 +14,12 @@ from deltaforensics.model.ids import Severity
 from deltaforensics.report.document import explain_document, whatif_document
 from deltaforensics.report.validate import validate
 from deltaforensics.whatif import assess
-from deltaforensics.whatif.advice import TableFacts, apply_text
-from deltaforensics.whatif.advising import NOTHING_TO_PREVENT, advise
 from deltaforensics.whatif.assess import surely_too_many_partitions
-from deltaforensics.whatif.compare import Evaluation
+from deltaforensics.whatif.evaluation import Evaluation
 from deltaforensics.whatif.layout import Layout
-from deltaforensics.whatif.recommend import recommend
+from deltaforensics.whatif.recommendations.budget import NOTHING_TO_PREVENT, advise
+from deltaforensics.whatif.recommendations.candidates import recommend
+from deltaforensics.whatif.recommendations.instructions import TableFacts, apply_text
 from deltaforensics.whatif.scenario import (
     DeletionVectors,
     ExplicitMergePredicates,
@@ -31,7 +31,7 @@ from deltaforensics.whatif.statistics import StatRanges
 from tests.conftest import REPO
 from tests.support import LogBuilder
 from tests.whatif.helpers import analysis_until, lost
-from tests.whatif.test_compare import SAMPLES, sample
+from tests.whatif.test_evaluation import SAMPLES, sample
 
 ROW_LEVEL = {"deletion-vectors", "liquid"}
 

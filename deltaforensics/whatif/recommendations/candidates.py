@@ -1,6 +1,6 @@
 """Which change would have prevented the table's conflicts — measured, not guessed.
 
-Every candidate is evaluated with :class:`~deltaforensics.whatif.compare.Evaluation` on the
+Every candidate is evaluated with :class:`~deltaforensics.whatif.evaluation.Evaluation` on the
 table's own races, errors, attempts and writer matrix; a candidate is recommended only if it
 avoids at least one conflict or fragile race and introduces none, or avoids more than it
 introduces (the rationale then states the trade-off). Engine rules (semantics doc §A.11, §F;
@@ -22,11 +22,15 @@ from deltaforensics.model.words import plural
 from deltaforensics.predicates.ir import column_refs
 from deltaforensics.profiles import parse_isolation
 from deltaforensics.transactions import Transaction
-from deltaforensics.whatif.advice import TableFacts, apply_text, isolation_value
 from deltaforensics.whatif.assess import committing_profiles, rlc_engines, statistics_to_read
-from deltaforensics.whatif.compare import DEFAULT_SAMPLES, Evaluation
 from deltaforensics.whatif.comparison import Comparison
 from deltaforensics.whatif.document import AnalysisLike, evaluation_for
+from deltaforensics.whatif.evaluation import DEFAULT_SAMPLES, Evaluation
+from deltaforensics.whatif.recommendations.instructions import (
+    TableFacts,
+    apply_text,
+    isolation_value,
+)
 from deltaforensics.whatif.scenario import (
     Change,
     DeletionVectors,

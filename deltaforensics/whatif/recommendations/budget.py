@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from deltaforensics.whatif.compare import DEFAULT_SAMPLES
 from deltaforensics.whatif.document import AnalysisLike
-from deltaforensics.whatif.recommend import recommend
+from deltaforensics.whatif.evaluation import DEFAULT_SAMPLES
+from deltaforensics.whatif.recommendations.candidates import recommend
 
 MAX_SHOWN = 3  # recommendations a report shows; the rest behind --all
 RACE_BUDGET = 200  # races a recommendation is measured on: a long log is sampled evenly
