@@ -43,6 +43,7 @@ if TYPE_CHECKING:  # imported where used: loading a log needs neither
     from deltaforensics.conflicts.checker import Verdict
     from deltaforensics.evidence.winners import ErrorConflict
     from deltaforensics.transactions import CommitFacts, CommittedTransactions
+    from deltaforensics.whatif.recommendations.candidates import Recommendation
 
 
 def open_store(uri: str, storage_options: Mapping[str, str] | None = None) -> LogStore:
@@ -261,7 +262,7 @@ class ConflictAnalysis:
     error_conflicts: tuple[ErrorConflict, ...] = ()
     error_evidence: tuple[Any, ...] = ()
     attempt_verdicts: tuple[Verdict, ...] = ()
-    recommendations: tuple[dict[str, Any], ...] = ()
+    recommendations: tuple[Recommendation, ...] = ()
     recommendations_more: int = 0  # left out of the report (``--all`` shows them)
     recommendations_note: str | None = None  # nothing to prevent, none helps, or sampled
 

@@ -21,7 +21,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from itertools import groupby, pairwise
-from typing import Any
 
 from deltaforensics.conflicts.checker import (
     NO_ROW_LEVEL_CONCURRENCY,
@@ -33,10 +32,12 @@ from deltaforensics.conflicts.checker import (
 from deltaforensics.conflicts.registry import RULES
 from deltaforensics.model.words import plural
 from deltaforensics.predicates.partition import NOT_TARGET_ONLY, UNPARTITIONED
+from deltaforensics.report.document.entry import JsonValue
 from deltaforensics.report.document.explain import Attempt, Commit, Conflict, Partition, Race
 from deltaforensics.report.plain import change_text, missing_text
 from deltaforensics.statements import parse_statement
 from deltaforensics.whatif.scenario import (
+    Change,
     DeletionVectors,
     ExplicitMergePredicates,
     IsolationChange,
@@ -168,7 +169,7 @@ def winners_words(versions: Sequence[int], commits: Mapping[int | None, Commit])
     return "; ".join(groups)
 
 
-def _group_key(commit: Commit | None) -> Any:
+def _group_key(commit: Commit | None) -> tuple[str, str] | None:
     return None if commit is None else (commit.operation, who(commit))
 
 
@@ -339,7 +340,7 @@ def explain_races(races: Sequence[Race], commits: Mapping[int | None, Commit]) -
     """Each race in words, races that tell the same story (same writer and operation, same
     read, same reason, same risk, same kind of winners) folded into one finding that lists
     each race on its own line: a job that raced the same way five times is one finding."""
-    groups: dict[tuple[Any, ...], list[Race]] = {}
+    groups: dict[tuple[object, ...], list[Race]] = {}
     for r in races:
         groups.setdefault(_story(r, commits), []).append(r)
     out = []
@@ -352,7 +353,7 @@ def explain_races(races: Sequence[Race], commits: Mapping[int | None, Commit]) -
     return out
 
 
-def _story(race: Race, commits: Mapping[int | None, Commit]) -> tuple[Any, ...]:
+def _story(race: Race, commits: Mapping[int | None, Commit]) -> tuple[object, ...]:
     own = commits.get(race.version)
     winners = frozenset(_group_key(commits.get(w)) for w in race.winners)
     risk = tuple(sorted({(f.change, f.outcome) for f in race.fragile_under}))
@@ -467,14 +468,19 @@ def explain_conflict(
     )
 
 
-def change_words(change: Mapping[str, Any]) -> str:
-    """A recommended or what-if change as one imperative sentence in Delta's words: ``Partition
-    the table by date``; a kind this does not know yet is shown with its parameters, never
-    dropped. The one wording every format uses."""
+def change_json_words(change: Mapping[str, JsonValue]) -> str:
+    """:func:`change_words` of a change's JSON form (a dataset row read back); a kind this does
+    not know yet is shown with its parameters, never dropped."""
     try:
         c = change_from_dict(change)
     except (ValueError, KeyError, TypeError):
         return change_text(change)
+    return change_words(c)
+
+
+def change_words(c: Change) -> str:
+    """A recommended or what-if change as one imperative sentence in Delta's words: ``Partition
+    the table by date``. The one wording every format uses."""
     if isinstance(c, PartitionBy):
         return f"Partition the table by {', '.join(c.columns)}"
     if isinstance(c, Liquid):

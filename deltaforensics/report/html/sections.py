@@ -4,7 +4,6 @@ diagnostics, one row per entry, each row with an ``id`` the timeline links to.""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from deltaforensics.evidence.anomalies import Anomaly
 from deltaforensics.model.anomaly_codes import ANOMALY_CODES
@@ -174,7 +173,7 @@ def anomalies(entries: Sequence[Anomaly]) -> str:
     return table(["Severity", "Code", "What", "Versions", "Files", "Reason"], rows, "No anomalies.")
 
 
-def evaluated_text(ev: Mapping[str, Any]) -> str:
+def evaluated_text(ev: Mapping[str, int]) -> str:
     return (
         f"{ev['races']} races, {ev['errors']} errors, {ev['attempts']} attempts, "
         f"{ev['writer_pairs']} writer pairs"

@@ -13,8 +13,9 @@ Delta, WriteSerializable can be kept but not set.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 from deltaforensics.conflicts.checker import COMMITS
 from deltaforensics.model.ids import IsolationLevel, Severity
@@ -60,6 +61,35 @@ _COST = {
 _RANK = {"high": 2, "medium": 1, "low": 0}
 
 
+class Rank(NamedTuple):
+    """Where a recommendation sorts, best first (each part smaller is better): one that can be
+    applied first, then the conflicts seen it avoids net, then the fragile races and overlapping
+    writer pairs it avoids, then the cost of the change, then the confidence."""
+
+    not_applicable: bool
+    net_avoided: int  # negated: more avoided sorts first
+    exposure_avoided: int  # negated
+    cost: int
+    confidence: int  # negated rank of high / medium / low
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Recommendation:
+    """A change measured on the table's history that helps, with how to apply it here."""
+
+    change: Change
+    conflicts_avoided: int
+    conflicts_introduced: int
+    fragile_races_avoided: int
+    evaluated_on: Mapping[str, int]
+    hypothetical: Mapping[str, int]
+    confidence: str
+    rationale: str
+    apply: str | None  # None: the change cannot be applied as stated (``applicable`` False)
+    applicable: bool
+    rank: Rank
+
+
 def recommend(
     analysis: AnalysisLike,
     errors: Sequence[Any] = (),
@@ -68,7 +98,7 @@ def recommend(
     samples: int = DEFAULT_SAMPLES,
     unmeasured: int = 0,
     overlapping_writers_only: bool = False,
-) -> list[dict[str, Any]]:
+) -> list[Recommendation]:
     """Every recommendation for explain's ``recommendations``, best first; none where the
     history holds no race, error or attempt (nothing was seen to prevent). ``unmeasured``:
     conflicts seen in error texts that no evaluated pair stands for (the rationale says so).
@@ -94,7 +124,7 @@ def recommend(
     facts = TableFacts.of(evaluation.replay, evaluation.participants)
     losers = (o.loser for o in evaluation.evidence if o.loser.version != 0)
     changes = candidates(evaluation, facts, predicate_column_counts(losers, schema, counts))
-    found: dict[int, dict[str, Any] | None] = {}
+    found: dict[int, Recommendation | None] = {}
     # partitionings last, their statistics still being read on the other thread meanwhile
     later = {i: change for i, change in enumerate(changes) if isinstance(change, PartitionBy)}
     for i, change in enumerate(changes):
@@ -116,9 +146,7 @@ def recommend(
             change, evaluation.compare(Scenario.of(change)), facts, evaluation, unmeasured
         )
     entries = [e for _, e in sorted(found.items()) if e is not None]
-    entries.sort(key=_benefit)
-    for e in entries:
-        e.pop("_sort", None)
+    entries.sort(key=lambda e: e.rank)
     return entries
 
 
@@ -206,9 +234,9 @@ def _entry(
     facts: TableFacts,
     evaluation: Evaluation,
     unmeasured: int = 0,
-) -> dict[str, Any] | None:
+) -> Recommendation | None:
     avoided, introduced = cmp.conflicts_avoided, cmp.conflicts_introduced
-    fragile = cmp.baseline["fragile_races"] - cmp.result["fragile_races"]
+    fragile = cmp.baseline.fragile_races - cmp.result.fragile_races
     hyp = cmp.hypothetical
     exposure = hyp["avoided"] - hyp["introduced"] if hyp["overlapped"] else 0
     if introduced == 0 and avoided + max(fragile, 0) + max(exposure, 0) == 0:
@@ -217,30 +245,25 @@ def _entry(
         return None
     apply = apply_text(change, facts, evaluation.participants)
     applicable = apply is not None
-    return {
-        "change": change.to_dict(),
-        "conflicts_avoided": avoided,
-        "conflicts_introduced": introduced,
-        "fragile_races_avoided": max(fragile, 0),
-        "evaluated_on": cmp.evaluated_on,
-        "hypothetical": cmp.hypothetical,
-        "confidence": cmp.confidence,
-        "rationale": rationale(change, cmp, facts, fragile, unmeasured),
-        "apply": apply,
-        "applicable": applicable,
-        "_sort": (  # seen effect first, then writers that really overlapped, then cost
-            not applicable,
-            -(avoided - introduced),
-            -(max(fragile, 0) + max(exposure, 0)),
-            _COST.get(change.kind, 9),
-            -_RANK[cmp.confidence],
+    return Recommendation(
+        change=change,
+        conflicts_avoided=avoided,
+        conflicts_introduced=introduced,
+        fragile_races_avoided=max(fragile, 0),
+        evaluated_on=cmp.evaluated_on,
+        hypothetical=cmp.hypothetical,
+        confidence=cmp.confidence,
+        rationale=rationale(change, cmp, facts, fragile, unmeasured),
+        apply=apply,
+        applicable=applicable,
+        rank=Rank(
+            not_applicable=not applicable,
+            net_avoided=-(avoided - introduced),
+            exposure_avoided=-(max(fragile, 0) + max(exposure, 0)),
+            cost=_COST.get(change.kind, 9),
+            confidence=-_RANK[cmp.confidence],
         ),
-    }
-
-
-def _benefit(entry: dict[str, Any]) -> tuple[Any, ...]:
-    key: tuple[Any, ...] = entry["_sort"]
-    return key
+    )
 
 
 def _example(cmp: Comparison) -> str:
@@ -263,7 +286,7 @@ def rationale(
 ) -> str:
     """``unmeasured``: conflicts seen in error texts that no evaluated pair stands for."""
     ev = cmp.evaluated_on
-    seen = cmp.baseline["conflicts"]
+    seen = cmp.baseline.conflicts
     parts = [
         (
             f"Seen: avoids {cmp.conflicts_avoided} of the {plural(seen, 'conflict')} seen (errors, "
@@ -302,7 +325,7 @@ def rationale(
     return " ".join(p for p in parts if p)
 
 
-def hypothetical_text(h: dict[str, int]) -> str:
+def hypothetical_text(h: Mapping[str, int]) -> str:
     """The writer matrix as exposure, apart from what was seen ("" when it is empty)."""
     if not h["writer_pairs"]:
         return ""
