@@ -19,6 +19,7 @@ from deltaforensics.conflicts.registry import RULES
 from deltaforensics.model.diagnostics import Diagnostic
 from deltaforensics.model.words import plural
 from deltaforensics.report.catalogue import SECTIONS, code_entry
+from deltaforensics.report.change_words import change_words
 from deltaforensics.report.document.history import (
     HistoryCommit,
     HistoryDocument,
@@ -26,7 +27,7 @@ from deltaforensics.report.document.history import (
 )
 from deltaforensics.report.document.whatif import WhatIfDocument
 from deltaforensics.report.history import key_parameters, who_wrote
-from deltaforensics.report.prose import change_words, failure_words, rule_code
+from deltaforensics.report.prose import failure_words, rule_code
 from deltaforensics.report.terminal import fitted_table, heading, labelled, safe
 
 WIDE = 120  # from this width on, the history shows engines and bytes too

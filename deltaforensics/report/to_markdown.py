@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 
 from deltaforensics.model.diagnostics import Diagnostic
 from deltaforensics.model.words import plural
+from deltaforensics.report.change_words import change_words
 from deltaforensics.report.document.entry import JsonValue
 from deltaforensics.report.document.explain import (
     Attempt,
@@ -40,7 +41,6 @@ from deltaforensics.report.prose import (
     Code,
     Explanation,
     Phrase,
-    change_words,
     explain_conflict,
     explain_races,
     failure_words,

@@ -16,6 +16,7 @@ from rich.text import Text
 
 from deltaforensics.evidence.anomalies import Anomaly
 from deltaforensics.model.words import plural
+from deltaforensics.report.change_words import change_words
 from deltaforensics.report.document.explain import (
     Commit,
     ExplainDocument,
@@ -24,7 +25,6 @@ from deltaforensics.report.document.explain import (
 )
 from deltaforensics.report.plain import NO_APPLY_TEXT, commits_by_version, recommendations_note
 from deltaforensics.report.prose import (
-    change_words,
     explain_conflict,
     explain_races,
     references,

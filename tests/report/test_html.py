@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from deltaforensics.report.change_words import change_json_words
 from deltaforensics.report.document import ExplainDocument
 from deltaforensics.report.html.timeline import ticks
 from deltaforensics.report.plain import change_text
-from deltaforensics.report.prose import change_json_words
 from deltaforensics.report.to_html import MAX_TIMELINE_ROWS, to_html
 from deltaforensics.whatif import scenario
 from tests.report import (

@@ -14,11 +14,11 @@ import pytest
 from deltaforensics.cli import main
 from deltaforensics.conflicts.checker import PERTURBATIONS
 from deltaforensics.conflicts.registry import RULES
+from deltaforensics.report.change_words import change_json_words
 from deltaforensics.report.document.explain import ExplainDocument
 from deltaforensics.report.plain import commits_by_version
 from deltaforensics.report.prose import (
     PERTURBATION_WORDS,
-    change_json_words,
     error_class,
     explain_races,
     failure_words,

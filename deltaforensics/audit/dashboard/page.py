@@ -33,10 +33,10 @@ from deltaforensics.audit.dashboard.fleet import (
 )
 from deltaforensics.audit.files import write_atomically
 from deltaforensics.model.anomaly_codes import ANOMALY_CODES
+from deltaforensics.report.change_words import change_json_words
 from deltaforensics.report.html.format import badge, code, e, or_dash, plural, section, table
 from deltaforensics.report.html.format import versions as version_runs
 from deltaforensics.report.html.style import CSP, CSS
-from deltaforensics.report.prose import change_json_words
 
 DASHBOARD = "dashboard.html"
 _TITLES = {c.code: c.title for c in ANOMALY_CODES}

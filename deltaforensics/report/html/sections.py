@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from deltaforensics.evidence.anomalies import Anomaly
 from deltaforensics.model.anomaly_codes import ANOMALY_CODES
 from deltaforensics.model.diagnostics import Diagnostic
+from deltaforensics.report.change_words import change_words
 from deltaforensics.report.document.explain import (
     Attempt,
     Commit,
@@ -29,7 +30,7 @@ from deltaforensics.report.html.format import (
     versions,
 )
 from deltaforensics.report.plain import NO_APPLY_TEXT, commit_summary, missing_text
-from deltaforensics.report.prose import change_words, explain_race, fragility_words, plain
+from deltaforensics.report.prose import explain_race, fragility_words, plain
 
 
 def race_winners(r: Race, commits: Mapping[int | None, Commit]) -> str:
