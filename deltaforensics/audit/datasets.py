@@ -25,9 +25,9 @@ from deltaforensics.report.document.explain import (
     Conflict,
     ExplainDocument,
     Race,
-    Recommendation,
 )
 from deltaforensics.report.document.history import HistoryCommit
+from deltaforensics.whatif.recommendations.candidates import Recommendation
 
 _S, _I, _B = pl.String(), pl.Int64(), pl.Boolean()
 Read = Callable[[Any, int], Any]  # (entry, its 1-based position) -> the column's value

@@ -13,15 +13,13 @@ import pytest
 from deltaforensics.analysis import analyze, observed_attempts, open_store
 from deltaforensics.model.ids import Severity
 from deltaforensics.report.document import explain_document
-from deltaforensics.report.document.explain import Recommendation
 from deltaforensics.report.validate import validate
 from deltaforensics.whatif import assess
 from deltaforensics.whatif.assess import surely_too_many_partitions
 from deltaforensics.whatif.evaluation import Evaluation
 from deltaforensics.whatif.layout import Layout
 from deltaforensics.whatif.recommendations.budget import NOTHING_TO_PREVENT, advise
-from deltaforensics.whatif.recommendations.candidates import Recommendation as Measured
-from deltaforensics.whatif.recommendations.candidates import recommend
+from deltaforensics.whatif.recommendations.candidates import Recommendation, recommend
 from deltaforensics.whatif.recommendations.instructions import TableFacts, apply_text
 from deltaforensics.whatif.scenario import (
     DeletionVectors,
@@ -49,7 +47,7 @@ def recommendations() -> dict[str, list[dict[str, Any]]]:
 
 
 def test_a_merge_without_a_partition_literal_counts_only_what_was_seen(
-    recommendations: dict[str, list[Measured]],
+    recommendations: dict[str, list[Recommendation]],
 ) -> None:
     """Nothing failed in this log: explicit literals avoid writer pairs that *could* conflict
     (hypothetical exposure), never a seen conflict; no recommendation headline claims one."""
@@ -80,7 +78,9 @@ def test_no_recommendation_without_a_race_error_or_attempt(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", SAMPLES)
-def test_serializable_is_never_a_fix(recommendations: dict[str, list[Measured]], name: str) -> None:
+def test_serializable_is_never_a_fix(
+    recommendations: dict[str, list[Recommendation]], name: str
+) -> None:
     for r in recommendations[name]:
         if r.change.kind == "isolation":
             assert r.change.level.lower() != "serializable"
@@ -88,7 +88,7 @@ def test_serializable_is_never_a_fix(recommendations: dict[str, list[Measured]],
 
 @pytest.mark.parametrize("name", SAMPLES)
 def test_row_level_concurrency_is_offered_only_when_every_writer_is_databricks(
-    recommendations: dict[str, list[Measured]], name: str
+    recommendations: dict[str, list[Recommendation]], name: str
 ) -> None:
     engines = set(
         sample(name).transactions[-1:]
@@ -100,7 +100,7 @@ def test_row_level_concurrency_is_offered_only_when_every_writer_is_databricks(
 
 @pytest.mark.parametrize("name", SAMPLES)
 def test_recommendations_avoid_something_and_introduce_nothing_unless_said(
-    recommendations: dict[str, list[Measured]], name: str
+    recommendations: dict[str, list[Recommendation]], name: str
 ) -> None:
     for r in recommendations[name]:
         exposure = r.hypothetical["avoided"] if r.hypothetical["overlapped"] else 0
@@ -112,15 +112,14 @@ def test_recommendations_avoid_something_and_introduce_nothing_unless_said(
 
 @pytest.mark.parametrize("name", SAMPLES)
 def test_recommendations_fit_the_explain_report(
-    recommendations: dict[str, list[Measured]], name: str
+    recommendations: dict[str, list[Recommendation]], name: str
 ) -> None:
     doc = explain_document(sample(name))
-    found = tuple(Recommendation.from_measured(r) for r in recommendations[name])
-    validate(replace(doc, recommendations=found), "explain")
+    validate(replace(doc, recommendations=tuple(recommendations[name])), "explain")
 
 
 def test_marking_delta_rs_appends_blind_is_exposure_not_a_seen_conflict(
-    recommendations: dict[str, list[Measured]],
+    recommendations: dict[str, list[Recommendation]],
 ) -> None:
     """Nothing failed and no writer pair it flips ever overlapped: the change shows as
     hypothetical exposure, and nothing is recommended."""

@@ -26,8 +26,7 @@ from deltaforensics.model.gaps import Range
 from deltaforensics.model.words import plural
 from deltaforensics.report.document.entry import FORMAT_VERSION, Entry
 from deltaforensics.transactions import Transaction
-from deltaforensics.whatif.recommendations.candidates import Recommendation as Measured
-from deltaforensics.whatif.scenario import Change
+from deltaforensics.whatif.recommendations.candidates import Recommendation
 from deltaforensics.whatif.transform import touched_partitions
 
 MAX_LISTED_PARTITIONS = 10
@@ -247,37 +246,6 @@ class Attempt(Entry):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Recommendation(Entry):
-    """A change measured on the table's history (built by ``whatif.recommendations.candidates``)."""
-
-    change: Change
-    conflicts_avoided: int
-    conflicts_introduced: int
-    fragile_races_avoided: int
-    evaluated_on: Mapping[str, int]
-    hypothetical: Mapping[str, int]
-    confidence: str
-    rationale: str
-    apply: str | None
-    applicable: bool
-
-    @classmethod
-    def from_measured(cls, found: Measured) -> Recommendation:
-        return cls(
-            change=found.change,
-            conflicts_avoided=found.conflicts_avoided,
-            conflicts_introduced=found.conflicts_introduced,
-            fragile_races_avoided=found.fragile_races_avoided,
-            evaluated_on=found.evaluated_on,
-            hypothetical=found.hypothetical,
-            confidence=found.confidence,
-            rationale=found.rationale,
-            apply=found.apply,
-            applicable=found.applicable,
-        )
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
 class Commit(Entry):
     """The details of one commit that a reader needs to recognise it."""
 
@@ -351,9 +319,7 @@ class ExplainDocument(Entry):
             conflicts=conflicts,
             attempts=attempts,
             anomalies=tuple(analysis.anomalies),
-            recommendations=tuple(
-                Recommendation.from_measured(r) for r in analysis.recommendations
-            ),
+            recommendations=tuple(analysis.recommendations),
             recommendations_more=analysis.recommendations_more,
             recommendations_note=analysis.recommendations_note,
             diagnostics=tuple(analysis.diagnostics),

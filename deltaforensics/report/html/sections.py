@@ -14,7 +14,6 @@ from deltaforensics.report.document.explain import (
     Commit,
     Conflict,
     Race,
-    Recommendation,
 )
 from deltaforensics.report.html.format import (
     badge,
@@ -31,6 +30,7 @@ from deltaforensics.report.html.format import (
 )
 from deltaforensics.report.plain import NO_APPLY_TEXT, commit_summary, missing_text
 from deltaforensics.report.prose import explain_race, fragility_words, plain
+from deltaforensics.whatif.recommendations.candidates import Recommendation
 
 
 def race_winners(r: Race, commits: Mapping[int | None, Commit]) -> str:

@@ -75,7 +75,8 @@ class Rank(NamedTuple):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Recommendation:
-    """A change measured on the table's history that helps, with how to apply it here."""
+    """A change measured on the table's history that helps, with how to apply it here: the
+    report's ``recommendations`` entry (its fields are the JSON keys, in order)."""
 
     change: Change
     conflicts_avoided: int
@@ -87,7 +88,19 @@ class Recommendation:
     rationale: str
     apply: str | None  # None: the change cannot be applied as stated (``applicable`` False)
     applicable: bool
-    rank: Rank
+
+    @property
+    def rank(self) -> Rank:
+        """Where it sorts among the recommendations, best first."""
+        hyp = self.hypothetical
+        exposure = hyp["avoided"] - hyp["introduced"] if hyp["overlapped"] else 0
+        return Rank(
+            not_applicable=not self.applicable,
+            net_avoided=-(self.conflicts_avoided - self.conflicts_introduced),
+            exposure_avoided=-(self.fragile_races_avoided + max(exposure, 0)),
+            cost=_COST.get(self.change.kind, 9),
+            confidence=-_RANK[self.confidence],
+        )
 
 
 def recommend(
@@ -256,13 +269,6 @@ def _entry(
         rationale=rationale(change, cmp, facts, fragile, unmeasured),
         apply=apply,
         applicable=applicable,
-        rank=Rank(
-            not_applicable=not applicable,
-            net_avoided=-(avoided - introduced),
-            exposure_avoided=-(max(fragile, 0) + max(exposure, 0)),
-            cost=_COST.get(change.kind, 9),
-            confidence=-_RANK[cmp.confidence],
-        ),
     )
 
 
