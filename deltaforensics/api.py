@@ -59,6 +59,7 @@ __all__ = [
 ]
 
 Table = str | os.PathLike[str]
+D = TypeVar("D", bound=Entry)
 R = TypeVar("R", bound=Entry)
 NOTEBOOK_HEIGHT_PX = 720  # the HTML report scrolls inside its frame beyond this
 
@@ -185,11 +186,10 @@ def explain(
         attempts=attempts,
         recommendations=recommendations,
     )
-    report = _viewed(ExplainReport, ExplainDocument.from_analysis(analysis))
-    if not redact:
-        return report
-    infos = analysis.transactions.commit_infos()
-    return ExplainReport.from_dict(_redacted(report.to_dict(), infos))
+    doc = ExplainDocument.from_analysis(analysis)
+    if redact:
+        doc = _redacted(doc, analysis.transactions.commit_infos())
+    return _viewed(ExplainReport, doc)
 
 
 def history(
@@ -207,8 +207,8 @@ def history(
     _check_range(from_version, to_version)
     store = _opened(table, storage_options)
     _, commits, diagnostics = load_commits(store, from_version=from_version, to_version=to_version)
-    report = _viewed(HistoryReport, HistoryDocument.from_commits(store.uri, commits, diagnostics))
-    return HistoryReport.from_dict(_redacted(report.to_dict())) if redact else report
+    doc = HistoryDocument.from_commits(store.uri, commits, diagnostics)
+    return _viewed(HistoryReport, _redacted(doc) if redact else doc)
 
 
 def snapshot(
@@ -229,10 +229,8 @@ def snapshot(
         store, version=version, mode="snapshot", engine=PolarsEngine(store, with_stats=False)
     )
     snap = loaded.replay.snapshot_at(version)
-    report = _viewed(
-        SnapshotReport, SnapshotDocument.from_snapshot(store.uri, snap, loaded.diagnostics)
-    )
-    return SnapshotReport.from_dict(_redacted(report.to_dict())) if redact else report
+    doc = SnapshotDocument.from_snapshot(store.uri, snap, loaded.diagnostics)
+    return _viewed(SnapshotReport, _redacted(doc) if redact else doc)
 
 
 def whatif(
@@ -253,6 +251,7 @@ def whatif(
     table's history (``deltaforensics whatif``); name at least one change."""
     from deltaforensics.analysis import analyze, observed_attempts  # noqa: PLC0415
     from deltaforensics.report.document import whatif_document  # noqa: PLC0415
+    from deltaforensics.whatif.document import compare_scenario  # noqa: PLC0415
     from deltaforensics.whatif.scenario import Scenario  # noqa: PLC0415
 
     checked_profile(profile)
@@ -271,10 +270,13 @@ def whatif(
         attempts=attempts,
         recommendations=False,
     )
-    doc = whatif_document(analysis, Scenario.of(*changes), attempts=observed_attempts(analysis))
+    comparison = compare_scenario(
+        analysis, Scenario.of(*changes), attempts=observed_attempts(analysis)
+    )
+    doc = whatif_document(analysis, comparison)
     if redact:
         doc = _redacted(doc, analysis.transactions.commit_infos())
-    return WhatIfReport.from_dict(doc)
+    return _viewed(WhatIfReport, doc)
 
 
 def audit(
@@ -295,7 +297,7 @@ def audit(
     from deltaforensics.audit.core import AuditSettings  # noqa: PLC0415
     from deltaforensics.audit.run import run_audit  # noqa: PLC0415
     from deltaforensics.report.gates import FAIL_ON_CHOICES  # noqa: PLC0415
-    from deltaforensics.report.redact import Redactor, redact_document  # noqa: PLC0415
+    from deltaforensics.report.redact import Redactor  # noqa: PLC0415
 
     unknown = [f for f in fail_on if f not in FAIL_ON_CHOICES]
     if unknown:
@@ -303,10 +305,9 @@ def audit(
     cfg = load_config(Path(config), os.environ)
     if output is not None:
         cfg = replace(cfg, output=Path(output).resolve())
-    redactor = Redactor()
     settings = AuditSettings(
         recommendations=cfg.recommendations if recommendations is None else recommendations,
-        redact=(lambda doc: redact_document(doc, redactor)) if redact else None,
+        redact=Redactor() if redact else None,
     )
     return run_audit(
         cfg,
@@ -395,7 +396,7 @@ def _named(errors: Iterable[str | tuple[str, str]]) -> list[tuple[str, str]]:
     return [e if isinstance(e, tuple) else (f"<error {i}>", e) for i, e in enumerate(errors, 1)]
 
 
-def _redacted(doc: dict[str, Any], commit_infos: Iterable[Any] = ()) -> dict[str, Any]:
+def _redacted(doc: D, commit_infos: Iterable[Mapping[str, Any]] = ()) -> D:
     from deltaforensics.report.redact import Redactor, redact_document  # noqa: PLC0415
 
     redactor = Redactor()

@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from itertools import islice
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from deltaforensics.analysis import load
 from deltaforensics.audit.config import AuditConfig, TableSpec
@@ -48,6 +48,7 @@ from deltaforensics.log.options import secret_values
 from deltaforensics.log.storage import LogStore
 from deltaforensics.model.diagnostics import Diagnostic
 from deltaforensics.model.schemas import ActionFrames
+from deltaforensics.report.redact import redact_json
 from deltaforensics.version import VERSION
 
 SUMMARY_FORMAT_VERSION = 1
@@ -141,7 +142,7 @@ def run_audit(
     if schemas:
         summary["schemas"] = [dict(s) for s in schemas]
     if settings.redact is not None:  # failure messages can name people's paths
-        summary = settings.redact(summary)
+        summary = cast("dict[str, Any]", redact_json(summary, settings.redact))
     _write_text(out / "summary.json", json.dumps(summary, indent=2) + "\n")
     try:
         write_dashboard(out, summary)
@@ -202,22 +203,22 @@ def _audit_one(
     report = outcome.report
     return {
         **entry,
-        "uri": report["table"]["uri"],
+        "uri": report.table.uri,
         "status": "ok",
         "exit_code": 1 if outcome.fail_on_hits else 0,
         "error": None,
         "report": f"reports/{spec.name}.json",
         "read": dict(outcome.read),
-        "first_version": report["table"]["first_version"],
-        "latest_version": report["table"]["latest_version"],
+        "first_version": report.table.first_version,
+        "latest_version": report.table.latest_version,
         "counts": {
-            "commits": report["table"]["num_commits"],
-            "races": len(report["races"]),
-            "predicted_conflicts": sum(r["outcome"] != "commits" for r in report["races"]),
-            "conflicts": len(report["conflicts"]),
-            "anomalies": len(report["anomalies"]),
-            "recommendations": len(report["recommendations"]),
-            "warnings": sum(d["severity"] != "info" for d in report["diagnostics"]),
+            "commits": report.table.num_commits,
+            "races": len(report.races),
+            "predicted_conflicts": sum(r.outcome != "commits" for r in report.races),
+            "conflicts": len(report.conflicts),
+            "anomalies": len(report.anomalies),
+            "recommendations": len(report.recommendations),
+            "warnings": sum(str(d.severity) != "info" for d in report.diagnostics),
         },
         "fail_on_hits": list(outcome.fail_on_hits),
         **({"state": kept.to_dict()} if kept is not None else {}),
@@ -247,7 +248,9 @@ def analyse_read(spec: TableSpec, read: TableRead, settings: AuditSettings) -> T
 def _write_outcome(out: Path, state_dir: Path | None, outcome: TableOutcome) -> StateWrite | None:
     """Write the report and datasets, then publish the state (None: no state directory)."""
     name = outcome.name
-    _write_text(out / "reports" / f"{name}.json", json.dumps(outcome.report, indent=2) + "\n")
+    _write_text(
+        out / "reports" / f"{name}.json", json.dumps(outcome.report.to_dict(), indent=2) + "\n"
+    )
     for dataset in DATASETS:
         path = out / "datasets" / dataset / f"table={name}" / "part-0.parquet"
         try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
@@ -122,9 +123,11 @@ def explain(
             prefetched=versions.prefetched,
         )
     doc = redacted(explain_document(analysis), redact, analysis.transactions.commit_infos())
-    if versions.window is not None:
-        doc["time_window"] = versions.window_dict()
-    doc["diagnostics"] = [*doc["diagnostics"], *catalog_diagnostics(invocation)]
+    doc = replace(
+        doc,
+        time_window=versions.window,
+        diagnostics=(*doc.diagnostics, *catalog_diagnostics(invocation)),
+    )
     invocation.keep(analysis)
     fmt = output_format or (
         ExplainFormat.rich if at_terminal() and output is None else ExplainFormat.json

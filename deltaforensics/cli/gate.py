@@ -9,15 +9,15 @@ them as it covers the reports.
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from deltaforensics.cli.options import GateOptions
 from deltaforensics.errors import UsageError
 from deltaforensics.report.baseline import Baseline, baseline_json, parse_baseline
+from deltaforensics.report.document import ExplainDocument
 from deltaforensics.report.findings import Finding, findings_of
 from deltaforensics.report.gates import gate_hits
 from deltaforensics.report.junit import Suite, junit_xml
@@ -34,8 +34,8 @@ class GatedTable:
     error: str | None = None
 
     @classmethod
-    def of_report(cls, doc: Mapping[str, Any], name: str | None = None) -> GatedTable:
-        return cls(name=name, suite=name or doc["table"]["uri"], findings=findings_of(doc))
+    def of_report(cls, doc: ExplainDocument, name: str | None = None) -> GatedTable:
+        return cls(name=name, suite=name or doc.table.uri, findings=findings_of(doc))
 
 
 def read_baseline(options: GateOptions) -> Baseline:

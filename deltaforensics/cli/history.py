@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from typing import Annotated
 
 import typer
@@ -75,16 +76,13 @@ def history(
     doc = history_head(store.uri, diagnostics)
     if output_format is TableFormat.json and not redact:
         # the rows straight to text: a dict per commit cost more than reading the log
-        if versions.window is not None:
-            doc["time_window"] = versions.window_dict()
+        doc = replace(doc, time_window=versions.window)
         for chunk in history_json_chunks(doc, commits):
             sys.stdout.write(chunk)
         sys.stdout.write("\n")
         return
-    doc["commits"] = history_rows(commits)
-    doc = redacted(doc, redact)
-    if versions.window is not None:
-        doc["time_window"] = versions.window_dict()
+    doc = redacted(replace(doc, commits=history_rows(commits)), redact)
+    doc = replace(doc, time_window=versions.window)
     from deltaforensics.report.terminal_views import render_history  # noqa: PLC0415
 
     emit_table_or_json(

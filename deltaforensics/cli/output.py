@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from deltaforensics.cli.options import ExplainFormat, TableFormat
 from deltaforensics.errors import UsageError
@@ -16,6 +16,11 @@ from deltaforensics.report.plain import visible
 
 if TYPE_CHECKING:
     from rich.console import Console
+
+    from deltaforensics.model.diagnostics import Diagnostic
+    from deltaforensics.report.document import ExplainDocument, HistoryDocument, SnapshotDocument
+
+D = TypeVar("D", "HistoryDocument", "SnapshotDocument")
 
 
 def at_terminal() -> bool:
@@ -40,10 +45,13 @@ def emit(text: str) -> None:
 
 
 def emit_json(doc: Any) -> None:
-    emit(json.dumps(doc, indent=2, default=str))
+    """A typed document (its JSON form) or JSON data, as JSON text."""
+    from deltaforensics.report.document.entry import Entry  # noqa: PLC0415
+
+    emit(json.dumps(doc.to_dict() if isinstance(doc, Entry) else doc, indent=2, default=str))
 
 
-def write_report(doc: dict[str, Any], fmt: ExplainFormat, output: Path | None) -> None:
+def write_report(doc: ExplainDocument, fmt: ExplainFormat, output: Path | None) -> None:
     if fmt is ExplainFormat.rich:
         from rich.console import Console  # noqa: PLC0415
 
@@ -56,7 +64,7 @@ def write_report(doc: dict[str, Any], fmt: ExplainFormat, output: Path | None) -
             render_explain(doc, Console(file=fh, highlight=False, width=120, color_system=None))
         return
     if fmt is ExplainFormat.json:
-        text = json.dumps(doc, indent=2, default=str) + "\n"
+        text = json.dumps(doc.to_dict(), indent=2, default=str) + "\n"
     elif fmt is ExplainFormat.html:
         from deltaforensics.report.to_html import to_html  # noqa: PLC0415
 
@@ -75,12 +83,12 @@ def write_report(doc: dict[str, Any], fmt: ExplainFormat, output: Path | None) -
 
 
 def emit_table_or_json(
-    doc: dict[str, Any],
+    doc: D,
     output_format: TableFormat,
-    table_text: Callable[[dict[str, Any]], str],
+    table_text: Callable[[D], str],
     *,
     quiet: bool,
-    terminal_view: Callable[[dict[str, Any], Console], None] | None = None,
+    terminal_view: Callable[[D, Console], None] | None = None,
 ) -> None:
     """``doc`` as JSON; at a terminal as ``terminal_view`` draws it (warnings included); else
     as ``table_text`` renders it, followed by its warnings on stderr."""
@@ -90,13 +98,14 @@ def emit_table_or_json(
         terminal_view(doc, terminal_console())
     else:
         emit(table_text(doc))
-        warn(doc["diagnostics"], quiet=quiet)
+        warn(doc.diagnostics, quiet=quiet)
 
 
-def warn(diagnostics: list[dict[str, Any]], *, quiet: bool) -> None:
+def warn(diagnostics: Sequence[Diagnostic], *, quiet: bool) -> None:
     if quiet:
         return
     for d in diagnostics:
-        if d["severity"] != "info":
-            where = f" (version {d['version']})" if d["version"] is not None else ""
-            sys.stderr.write(visible(f"{d['severity']}: {d['code']} {d['message']}{where}") + "\n")
+        severity = str(d.severity)
+        if severity != "info":
+            where = f" (version {d.version})" if d.version is not None else ""
+            sys.stderr.write(visible(f"{severity}: {d.code} {d.message}{where}") + "\n")

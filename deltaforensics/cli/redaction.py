@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from deltaforensics.cli.invocation import Invocation
 
+if TYPE_CHECKING:
+    from deltaforensics.report.document import Entry
+    from deltaforensics.report.redact import Redactor
 
-def redacted(doc: dict[str, Any], redact: bool, commit_infos: Iterable[Any] = ()) -> dict[str, Any]:
+D = TypeVar("D", bound="Entry")
+
+
+def redacted(doc: D, redact: bool, commit_infos: Iterable[Mapping[str, Any]] = ()) -> D:
     """``doc`` with identities pseudonymised when ``--redact`` was given (before any rendering)."""
     if not redact:
         return doc
@@ -21,12 +27,11 @@ def redacted(doc: dict[str, Any], redact: bool, commit_infos: Iterable[Any] = ()
     return redact_document(doc, redactor)
 
 
-def document_redactor() -> Any:
+def document_redactor() -> Redactor:
     """One redactor for the whole run: a person keeps one pseudonym across every table."""
-    from deltaforensics.report.redact import Redactor, redact_document  # noqa: PLC0415
+    from deltaforensics.report.redact import Redactor  # noqa: PLC0415
 
-    redactor = Redactor()
-    return lambda doc: redact_document(doc, redactor)
+    return Redactor()
 
 
 def secrets_of(options: Any) -> set[str]:

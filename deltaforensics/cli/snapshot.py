@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from typing import Annotated
 
 import typer
@@ -64,7 +65,7 @@ def snapshot(
         if version is not None:
             raise UsageError("give --version or --at, not both")
         at_version = version_at(store, at)
-        version, window = at_version.to_version, at_version.window_dict()
+        version, window = at_version.to_version, at_version.window
         listing = at_version.listing
     chosen = chosen_engine(store, engine) or PolarsEngine(store, with_stats=False)
     with ProgressBar("reading the log", quiet=invocation.quiet) as progress:
@@ -79,8 +80,7 @@ def snapshot(
         sys.stdout.write("\n")
         return
     doc = redacted(snapshot_document(store.uri, snap, loaded.diagnostics), redact)
-    if window is not None:
-        doc["time_window"] = window
+    doc = replace(doc, time_window=window)
     from deltaforensics.report.terminal_views import render_snapshot  # noqa: PLC0415
 
     emit_table_or_json(

@@ -9,10 +9,13 @@ the catalog, and the catalog's token and the vended SAS are remembered as secret
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from deltaforensics.cli.invocation import Invocation
 from deltaforensics.cli.options import CatalogAccess, StorageAccess
+
+if TYPE_CHECKING:
+    from deltaforensics.model.diagnostics import Diagnostic
 
 
 def open_table(
@@ -64,10 +67,10 @@ def storage_options(access: StorageAccess, invocation: Invocation) -> dict[str, 
     return options
 
 
-def catalog_diagnostics(invocation: Invocation) -> list[dict[str, Any]]:
+def catalog_diagnostics(invocation: Invocation) -> list[Diagnostic]:
     """What the catalog could not show (the newest ratified versions of a catalog-managed
     table), as report diagnostics."""
     from deltaforensics.model.diagnostic_codes import CATALOG_MANAGED_TABLE  # noqa: PLC0415
     from deltaforensics.model.diagnostics import warning  # noqa: PLC0415
 
-    return [warning(CATALOG_MANAGED_TABLE, note).to_dict() for note in invocation.catalog_notes]
+    return [warning(CATALOG_MANAGED_TABLE, note) for note in invocation.catalog_notes]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Annotated
 
 import typer
@@ -83,6 +84,7 @@ def whatif(
     from deltaforensics.analysis import analyze, observed_attempts  # noqa: PLC0415
     from deltaforensics.api import checked_profile, scenario_changes  # noqa: PLC0415
     from deltaforensics.report.document import whatif_document  # noqa: PLC0415
+    from deltaforensics.whatif.document import compare_scenario  # noqa: PLC0415
     from deltaforensics.whatif.scenario import Scenario  # noqa: PLC0415
 
     checked_profile(profile)
@@ -109,18 +111,18 @@ def whatif(
         listing=versions.listing,
         prefetched=versions.prefetched,
     )
-    doc = redacted(
-        whatif_document(analysis, Scenario.of(*changes), attempts=observed_attempts(analysis)),
-        redact,
-        analysis.transactions.commit_infos(),
+    comparison = compare_scenario(
+        analysis, Scenario.of(*changes), attempts=observed_attempts(analysis)
     )
-    if versions.window is not None:
-        doc["time_window"] = versions.window_dict()
+    doc = redacted(
+        whatif_document(analysis, comparison), redact, analysis.transactions.commit_infos()
+    )
+    doc = replace(doc, time_window=versions.window)
     fmt = output_format or (WhatIfFormat.rich if at_terminal() else WhatIfFormat.json)
     if fmt is WhatIfFormat.markdown:
         from deltaforensics.report.to_markdown import whatif_to_markdown  # noqa: PLC0415
 
-        emit(whatif_to_markdown(doc, max_rows=len(doc["pairs"]) + 1 if show_all else 50))
+        emit(whatif_to_markdown(doc, max_rows=len(doc.pairs) + 1 if show_all else 50))
     elif fmt is WhatIfFormat.rich:
         from deltaforensics.report.terminal_views import render_whatif  # noqa: PLC0415
 

@@ -20,9 +20,9 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from deltaforensics.errors import UsageError
+from deltaforensics.report.document.entry import JsonValue
 from deltaforensics.report.findings import GATES, Finding
 from deltaforensics.version import VERSION
 
@@ -69,7 +69,7 @@ def baseline_json(findings_by_table: Mapping[str | None, Iterable[Finding]]) -> 
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 
-def _entry_json(entry: Accepted) -> dict[str, Any]:
+def _entry_json(entry: Accepted) -> dict[str, JsonValue]:
     return {
         "fingerprint": entry.fingerprint,
         "table": entry.table,
@@ -96,7 +96,7 @@ def parse_baseline(text: str, source: str) -> Baseline:
     return Baseline(entries=tuple(_accepted(e, source, i) for i, e in enumerate(doc["findings"])))
 
 
-def _accepted(entry: Any, source: str, index: int) -> Accepted:
+def _accepted(entry: JsonValue, source: str, index: int) -> Accepted:
     if not isinstance(entry, dict) or not isinstance(entry.get("fingerprint"), str):
         raise UsageError(f"--baseline {source}: findings[{index}] has no fingerprint")
     table = entry.get("table")

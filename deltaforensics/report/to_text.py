@@ -6,12 +6,12 @@ The documents themselves are built in :mod:`deltaforensics.report.document.histo
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator
 
 import polars as pl
 
 from deltaforensics.model.diagnostics import Diagnostic
+from deltaforensics.report.document.entry import JsonValue
 from deltaforensics.report.document.history import (
     HistoryCommit,
     HistoryDocument,
@@ -23,7 +23,7 @@ from deltaforensics.report.text_table import render_table
 from deltaforensics.snapshot import Snapshot
 
 
-def key_parameters(params: Any) -> str:
+def key_parameters(params: JsonValue) -> str:
     if not isinstance(params, dict):
         return ""
     keys = ("predicate", "mergePredicate", "mode", "zOrderBy", "properties", "queryId", "epochId")
@@ -45,9 +45,8 @@ def who_wrote(c: HistoryCommit) -> str:
     return str(job or "")
 
 
-def history_text(doc: HistoryDocument | Mapping[str, Any]) -> str:
+def history_text(history: HistoryDocument) -> str:
     """The history as an aligned table; a JSON document (e.g. a redacted one) is read back."""
-    history = doc if isinstance(doc, HistoryDocument) else HistoryDocument.from_dict(doc)
     headers = [
         "version",
         "timestamp",
@@ -83,7 +82,7 @@ def history_text(doc: HistoryDocument | Mapping[str, Any]) -> str:
             ]
         )
     table = render_table(headers, rows)
-    return table if history.time_window is None else f"{history.time_window['text']}\n{table}"
+    return table if history.time_window is None else f"{history.time_window.describe()}\n{table}"
 
 
 # json.dumps writes these characters as themselves; anything else (quote, backslash, control,
@@ -199,15 +198,14 @@ def _files_json(frame: pl.DataFrame, columns: tuple[str, ...], slice_rows: int) 
     yield "\n  ]"
 
 
-def snapshot_text(doc: SnapshotDocument | Mapping[str, Any]) -> str:
+def snapshot_text(snap: SnapshotDocument) -> str:
     """The live files as an aligned table; a JSON document (e.g. a redacted one) is read back."""
-    snap = doc if isinstance(doc, SnapshotDocument) else SnapshotDocument.from_dict(doc)
     head = visible(
         f"{snap.table} at version {snap.version}: {snap.num_files} live file(s); "
         f"partitioned by {', '.join(snap.partition_columns) or '(none)'}"
     )
     if snap.time_window is not None:
-        head += "\n" + visible(snap.time_window["text"])
+        head += "\n" + visible(snap.time_window.describe())
     rows = [
         [
             f.path,

@@ -2,7 +2,7 @@
 
 A :class:`Scenario` is a tuple of changes applied together. The values say *what* changes, not
 how it is evaluated (:mod:`deltaforensics.whatif.transform`) or applied to a real table
-(:mod:`deltaforensics.whatif.advice`). ``kind`` strings are part of the JSON contract
+(:mod:`deltaforensics.whatif.recommendations.instructions`). ``kind`` strings are part of the JSON contract
 (``whatif-v2``) and never change meaning.
 """
 

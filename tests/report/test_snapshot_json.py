@@ -52,7 +52,7 @@ def _snapshot(
 
 def _expected(snap: Snapshot) -> tuple[str, tuple[Diagnostic, ...]]:
     diags = (info(MISSING_COMMIT_INFO, "1 commit(s) without commitInfo: 4", 4),)
-    return json.dumps(snapshot_document("/t", snap, diags), indent=2, default=str), diags
+    return json.dumps(snapshot_document("/t", snap, diags).to_dict(), indent=2, default=str), diags
 
 
 CASES = [

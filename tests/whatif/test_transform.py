@@ -9,7 +9,6 @@ import polars as pl
 
 from deltaforensics.conflicts.checker import check
 from deltaforensics.predicates.ir import And, Column, Compare, Literal, Or
-from deltaforensics.report.document import whatif_document
 from deltaforensics.report.validate import validate
 from deltaforensics.whatif.footprint import pinned_values
 from deltaforensics.whatif.scenario import (
@@ -20,7 +19,7 @@ from deltaforensics.whatif.scenario import (
 )
 from deltaforensics.whatif.transform import Rewriter, apply
 from tests.support import LogBuilder
-from tests.whatif.helpers import analysis_until, lost
+from tests.whatif.helpers import analysis_until, lost, whatif_json
 
 APPEND = "ConcurrentAppendException"
 DELREAD = "ConcurrentDeleteReadException"
@@ -51,7 +50,7 @@ def test_explicit_merge_predicates_turn_scenario_9_into_scenario_10(tmp_path: Pa
     path = _merge_race(tmp_path)
     analysis = analysis_until(path, 2)
     merge = lost(path, 3, analysis, APPEND, "MERGE")
-    doc = whatif_document(analysis, Scenario.of(ExplicitMergePredicates()), attempts=[merge])
+    doc = whatif_json(analysis, Scenario.of(ExplicitMergePredicates()), attempts=[merge])
     validate(doc, "whatif")
     [pair] = [p for p in doc["pairs"] if p["source"] == "attempt"]
     assert (pair["before"], pair["after"], pair["winner_version"]) == (APPEND, "commits", 2)
@@ -68,9 +67,7 @@ def test_isolation_does_not_help_against_a_non_blind_winner(tmp_path: Path) -> N
     path = _merge_race(tmp_path)
     analysis = analysis_until(path, 2)
     merge = lost(path, 3, analysis, APPEND, "MERGE")
-    doc = whatif_document(
-        analysis, Scenario.of(IsolationChange("WriteSerializable")), attempts=[merge]
-    )
+    doc = whatif_json(analysis, Scenario.of(IsolationChange("WriteSerializable")), attempts=[merge])
     assert doc["by_source"]["attempt"]["avoided"] == 0
     assert [p["after"] for p in doc["pairs"] if p["source"] == "attempt"] == [APPEND]
 
@@ -140,7 +137,7 @@ def test_partitioning_by_a_data_column_uses_the_files_value_ranges(tmp_path: Pat
     analysis = analysis_until(b.path, 3)
     delete = lost(b.path, 4, analysis, APPEND, "DELETE")
     assert check(delete.loser, delete.winners, history=analysis.loaded.replay).outcome == APPEND
-    doc = whatif_document(analysis, Scenario.of(PartitionBy(["date"])), attempts=[delete])
+    doc = whatif_json(analysis, Scenario.of(PartitionBy(["date"])), attempts=[delete])
     validate(doc, "whatif")
     [pair] = [p for p in doc["pairs"] if p["source"] == "attempt"]
     assert (pair["before"], pair["after"]) == (APPEND, "commits")
@@ -176,7 +173,7 @@ def test_predicates_decide_the_footprints_statistics_cannot(tmp_path: Path) -> N
     b = _unpartitioned(tmp_path, stats=False)
     analysis = analysis_until(b.path, 3)
     delete = lost(b.path, 4, analysis, APPEND, "DELETE")
-    doc = whatif_document(analysis, Scenario.of(PartitionBy(["date"])), attempts=[delete])
+    doc = whatif_json(analysis, Scenario.of(PartitionBy(["date"])), attempts=[delete])
     [pair] = [p for p in doc["pairs"] if p["source"] == "attempt"]
     assert pair["known"] is True and pair["counted"] is True
     assert (pair["before"], pair["after"]) == (APPEND, "commits")
@@ -210,7 +207,7 @@ def test_a_high_cardinality_layout_is_flagged(tmp_path: Path) -> None:
     )
     b.delete("id = 7", remove=[b.live_files()[0]["path"]], add=[b.file()])
     analysis = analysis_until(b.path, 2)
-    doc = whatif_document(analysis, Scenario.of(PartitionBy(["id"])))
+    doc = whatif_json(analysis, Scenario.of(PartitionBy(["id"])))
     [w601] = [d for d in doc["diagnostics"] if d["code"] == "W601"]
     assert w601["severity"] == "warning"
     assert "1500 partition(s)" in w601["message"]  # 3 files x 500 ids; the 4th has no stats

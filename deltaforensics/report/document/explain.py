@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from deltaforensics.analysis import ConflictAnalysis, TableIsolation
 from deltaforensics.conflicts.checker import Fragility, Verdict
+from deltaforensics.conflicts.checker import Race as FoundRace
 from deltaforensics.evidence.anomalies import Anomaly
 from deltaforensics.evidence.winners import ErrorConflict
+from deltaforensics.log.commit_times import VersionWindow
 from deltaforensics.model.anomaly_codes import COMMIT_GAP
 from deltaforensics.model.clustering import clustering_columns
 from deltaforensics.model.diagnostics import Diagnostic
@@ -24,6 +26,7 @@ from deltaforensics.model.words import plural
 from deltaforensics.report.document.entry import FORMAT_VERSION, Entry
 from deltaforensics.transactions import Transaction
 from deltaforensics.version import VERSION
+from deltaforensics.whatif.recommendations.candidates import Recommendation
 from deltaforensics.whatif.transform import touched_partitions
 
 MAX_LISTED_PARTITIONS = 10
@@ -93,7 +96,7 @@ class Race(Entry):
     fragile_under: tuple[Fragility, ...]
 
     @classmethod
-    def from_race(cls, race: Any) -> Race:
+    def from_race(cls, race: FoundRace) -> Race:
         v = race.verdict
         t = v.loser
         return cls(
@@ -125,7 +128,15 @@ def _predicate_sql(t: Transaction) -> str | None:
     )
 
 
-def _reads(t: Transaction) -> dict[str, Any]:
+class _Reads(TypedDict):
+    operation: str
+    isolation_level: TableIsolation
+    read_predicate: str | None
+    read_reason: str
+    confidence: str
+
+
+def _reads(t: Transaction) -> _Reads:
     """What a race and an attempt both say of their transaction: its operation, isolation level
     and what it read, with how sure that is."""
     return {
@@ -241,26 +252,6 @@ class Attempt(Entry):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Recommendation(Entry):
-    """A change measured on the table's history (built by ``whatif.recommend``)."""
-
-    change: Mapping[str, Any]
-    conflicts_avoided: int
-    conflicts_introduced: int
-    fragile_races_avoided: int
-    evaluated_on: Mapping[str, int]
-    hypothetical: Mapping[str, int]
-    confidence: str
-    rationale: str
-    apply: str | None
-    applicable: bool
-
-    @classmethod
-    def from_mapping(cls, entry: Mapping[str, Any]) -> Recommendation:
-        return cls(**entry)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
 class Commit(Entry):
     """The details of one commit that a reader needs to recognise it."""
 
@@ -315,7 +306,7 @@ class ExplainDocument(Entry):
     recommendations_note: str | None = None
     diagnostics: tuple[Diagnostic, ...] = ()
     commits: tuple[Commit, ...] = ()
-    time_window: Mapping[str, Any] | None = None  # --since/--until (VersionWindow.to_dict)
+    time_window: VersionWindow | None = None  # --since/--until
     omitted_when_null = ("time_window",)
 
     @classmethod
@@ -334,7 +325,7 @@ class ExplainDocument(Entry):
             conflicts=conflicts,
             attempts=attempts,
             anomalies=tuple(analysis.anomalies),
-            recommendations=tuple(Recommendation.from_mapping(r) for r in analysis.recommendations),
+            recommendations=tuple(analysis.recommendations),
             recommendations_more=analysis.recommendations_more,
             recommendations_note=analysis.recommendations_note,
             diagnostics=tuple(analysis.diagnostics),
@@ -380,22 +371,6 @@ def involved_versions(
     return found
 
 
-def explain_document(analysis: ConflictAnalysis) -> dict[str, Any]:
-    """The explain report's JSON form (what ``--format json`` writes and ``--redact`` rewrites)."""
-    return ExplainDocument.from_analysis(analysis).to_dict()
-
-
-def attempt_to_dict(verdict: Verdict) -> dict[str, Any]:
-    """An ``attempts`` entry's JSON form; a failing attempt's also carries, under ``conflict``,
-    the ``conflicts`` entry it predicts (the pair ``explain --attempt`` reports)."""
-    out = Attempt.from_verdict(verdict).to_dict()
-    conflict = conflict_entry(verdict)
-    if conflict is not None:
-        out["conflict"] = conflict
-    return out
-
-
-def conflict_entry(verdict: Verdict) -> dict[str, Any] | None:
-    """The ``conflicts`` entry's JSON form for a failing attempt (``None`` when it commits)."""
-    conflict = Conflict.from_attempt(verdict)
-    return conflict.to_dict() if conflict is not None else None
+def explain_document(analysis: ConflictAnalysis) -> ExplainDocument:
+    """The explain report (what ``--format json`` writes and ``--redact`` rewrites)."""
+    return ExplainDocument.from_analysis(analysis)

@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from deltaforensics.whatif.compare import DEFAULT_SAMPLES
 from deltaforensics.whatif.document import AnalysisLike
-from deltaforensics.whatif.recommend import recommend
+from deltaforensics.whatif.evaluation import DEFAULT_SAMPLES
+from deltaforensics.whatif.recommendations.candidates import Recommendation, recommend
 
 MAX_SHOWN = 3  # recommendations a report shows; the rest behind --all
 RACE_BUDGET = 200  # races a recommendation is measured on: a long log is sampled evenly
@@ -29,7 +29,7 @@ class Advice:
     """What explain shows: the best recommendations, how many more ``--all`` would show, and
     why there is none or that the evaluation sampled."""
 
-    entries: tuple[dict[str, Any], ...]
+    entries: tuple[Recommendation, ...]
     more: int = 0
     note: str | None = None
 

@@ -9,7 +9,6 @@ import pytest
 
 from deltaforensics.analysis import ConflictAnalysis, analyze, observed_attempts, open_store
 from deltaforensics.attempts.specs import AttemptSpec
-from deltaforensics.report.document import whatif_document
 from deltaforensics.report.validate import validate
 from deltaforensics.whatif.scenario import (
     DeletionVectors,
@@ -23,6 +22,7 @@ from deltaforensics.whatif.scenario import (
     change_from_dict,
 )
 from tests.conftest import SAMPLE_LOGS
+from tests.whatif.helpers import whatif_json
 
 SAMPLES = sorted(p.name for p in SAMPLE_LOGS.iterdir() if (p / "_delta_log").is_dir())
 MERGE_SAMPLE = "merge_without_partition_literal"
@@ -80,7 +80,7 @@ def test_an_unknown_kind_is_refused() -> None:
 @pytest.mark.parametrize("name", SAMPLES)
 @pytest.mark.parametrize("change", ALL_KINDS, ids=_id)
 def test_every_document_matches_the_whatif_schema(name: str, change: Any) -> None:
-    doc = whatif_document(sample(name), Scenario.of(change))
+    doc = whatif_json(sample(name), Scenario.of(change))
     validate(doc, "whatif")
     assert doc["result"]["conflicts"] == (
         doc["baseline"]["conflicts"] - doc["conflicts_avoided"] + doc["conflicts_introduced"]
@@ -90,7 +90,7 @@ def test_every_document_matches_the_whatif_schema(name: str, change: Any) -> Non
 def test_the_writer_matrix_finds_the_order_dependent_merge_conflicts() -> None:
     """The sample's README: had the UPDATE (or the retention DELETE) committed while the MERGE
     ran, the MERGE — reading the whole table — would have failed (§E 9, 11)."""
-    doc = whatif_document(sample(MERGE_SAMPLE), Scenario.of(ExplicitMergePredicates()))
+    doc = whatif_json(sample(MERGE_SAMPLE), Scenario.of(ExplicitMergePredicates()))
     update = _cell(doc, "job orders_status_merge", "notebook 1524277128226821")
     retention = _cell(doc, "job orders_status_merge", "job orders_retention")
     assert (update["before"], update["after"]) == ("ConcurrentAppendException", "commits")
@@ -102,7 +102,7 @@ def test_the_writer_matrix_finds_the_order_dependent_merge_conflicts() -> None:
 
 
 def test_serializable_turns_the_survived_races_into_introduced_conflicts() -> None:
-    doc = whatif_document(sample(MERGE_SAMPLE), Scenario.of(IsolationChange("Serializable")))
+    doc = whatif_json(sample(MERGE_SAMPLE), Scenario.of(IsolationChange("Serializable")))
     races = [p for p in doc["pairs"] if p["source"] == "race"]
     flipped = sorted(p["loser"]["version"] for p in races if p["after"] != "commits")
     assert flipped == [5, 10, 18, 25, 34]  # the README's "OK under WriteSerializable only"
@@ -113,13 +113,13 @@ def test_serializable_turns_the_survived_races_into_introduced_conflicts() -> No
 def test_undoing_the_change_is_not_counted_as_fragility() -> None:
     """With literals in ON, "a wider predicate would conflict" is the change undone, not a new
     fragility: the fragile count must not grow."""
-    doc = whatif_document(sample(MERGE_SAMPLE), Scenario.of(ExplicitMergePredicates()))
+    doc = whatif_json(sample(MERGE_SAMPLE), Scenario.of(ExplicitMergePredicates()))
     assert doc["result"]["fragile_races"] <= doc["baseline"]["fragile_races"]
 
 
 def test_separate_schedules_avoid_the_duplicate_streaming_query() -> None:
     query = "streaming query 024115e4-9195-4d9d-9ddc-cf2d39850d17"
-    doc = whatif_document(
+    doc = whatif_json(
         sample("duplicate_streaming_query"), Scenario.of(SeparateSchedules(query, query))
     )
     cell = _cell(doc, query, query)
@@ -129,7 +129,7 @@ def test_separate_schedules_avoid_the_duplicate_streaming_query() -> None:
 
 
 def test_deletion_vectors_outside_databricks_are_said_to_change_nothing() -> None:
-    doc = whatif_document(sample("deltars_concurrent_optimize"), Scenario.of(DeletionVectors()))
+    doc = whatif_json(sample("deltars_concurrent_optimize"), Scenario.of(DeletionVectors()))
     assert doc["conflicts_avoided"] == 0
     assert any(
         d["code"] == "W603" and "only on Databricks" in d["message"] for d in doc["diagnostics"]
@@ -141,12 +141,12 @@ def test_unpartitioning_a_partitioned_table_without_row_level_concurrency_introd
 ):
     """The folklore "unpartition + liquid" increases conflicts where there is no row-level
     concurrency (users-and-peers §0.4)."""
-    doc = whatif_document(sample(MERGE_SAMPLE), Scenario.of(PartitionBy([])))
+    doc = whatif_json(sample(MERGE_SAMPLE), Scenario.of(PartitionBy([])))
     assert doc["conflicts_introduced"] > 0
 
 
 def test_the_matrix_can_be_left_out() -> None:
-    doc = whatif_document(sample(MERGE_SAMPLE), Scenario.of(ExplicitMergePredicates()), samples=0)
+    doc = whatif_json(sample(MERGE_SAMPLE), Scenario.of(ExplicitMergePredicates()), samples=0)
     assert doc["writer_matrix"] == []
     assert doc["evaluated_on"]["writer_pairs"] == 0
 
@@ -172,7 +172,7 @@ def test_an_attempted_merge_gets_its_literal_from_an_inline_source(
     at = analyze(
         store, to_version=9, attempts=[AttemptSpec(sql=sql, read_version=4)], recommendations=False
     )
-    doc = whatif_document(
+    doc = whatif_json(
         at, Scenario.of(ExplicitMergePredicates()), attempts=observed_attempts(at), samples=0
     )
     [pair] = [p for p in doc["pairs"] if p["source"] == "attempt"]

@@ -1,6 +1,6 @@
 """Which change would have prevented the table's conflicts — measured, not guessed.
 
-Every candidate is evaluated with :class:`~deltaforensics.whatif.compare.Evaluation` on the
+Every candidate is evaluated with :class:`~deltaforensics.whatif.evaluation.Evaluation` on the
 table's own races, errors, attempts and writer matrix; a candidate is recommended only if it
 avoids at least one conflict or fragile race and introduces none, or avoids more than it
 introduces (the rationale then states the trade-off). Engine rules (semantics doc §A.11, §F;
@@ -13,8 +13,9 @@ Delta, WriteSerializable can be kept but not set.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 from deltaforensics.conflicts.checker import COMMITS
 from deltaforensics.model.ids import IsolationLevel, Severity
@@ -22,11 +23,15 @@ from deltaforensics.model.words import plural
 from deltaforensics.predicates.ir import column_refs
 from deltaforensics.profiles import parse_isolation
 from deltaforensics.transactions import Transaction
-from deltaforensics.whatif.advice import TableFacts, apply_text, isolation_value
 from deltaforensics.whatif.assess import committing_profiles, rlc_engines, statistics_to_read
-from deltaforensics.whatif.compare import DEFAULT_SAMPLES, Evaluation
 from deltaforensics.whatif.comparison import Comparison
 from deltaforensics.whatif.document import AnalysisLike, evaluation_for
+from deltaforensics.whatif.evaluation import DEFAULT_SAMPLES, Evaluation
+from deltaforensics.whatif.recommendations.instructions import (
+    TableFacts,
+    apply_text,
+    isolation_value,
+)
 from deltaforensics.whatif.scenario import (
     Change,
     DeletionVectors,
@@ -56,6 +61,48 @@ _COST = {
 _RANK = {"high": 2, "medium": 1, "low": 0}
 
 
+class Rank(NamedTuple):
+    """Where a recommendation sorts, best first (each part smaller is better): one that can be
+    applied first, then the conflicts seen it avoids net, then the fragile races and overlapping
+    writer pairs it avoids, then the cost of the change, then the confidence."""
+
+    not_applicable: bool
+    net_avoided: int  # negated: more avoided sorts first
+    exposure_avoided: int  # negated
+    cost: int
+    confidence: int  # negated rank of high / medium / low
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Recommendation:
+    """A change measured on the table's history that helps, with how to apply it here: the
+    report's ``recommendations`` entry (its fields are the JSON keys, in order)."""
+
+    change: Change
+    conflicts_avoided: int
+    conflicts_introduced: int
+    fragile_races_avoided: int
+    evaluated_on: Mapping[str, int]
+    hypothetical: Mapping[str, int]
+    confidence: str
+    rationale: str
+    apply: str | None  # None: the change cannot be applied as stated (``applicable`` False)
+    applicable: bool
+
+    @property
+    def rank(self) -> Rank:
+        """Where it sorts among the recommendations, best first."""
+        hyp = self.hypothetical
+        exposure = hyp["avoided"] - hyp["introduced"] if hyp["overlapped"] else 0
+        return Rank(
+            not_applicable=not self.applicable,
+            net_avoided=-(self.conflicts_avoided - self.conflicts_introduced),
+            exposure_avoided=-(self.fragile_races_avoided + max(exposure, 0)),
+            cost=_COST.get(self.change.kind, 9),
+            confidence=-_RANK[self.confidence],
+        )
+
+
 def recommend(
     analysis: AnalysisLike,
     errors: Sequence[Any] = (),
@@ -64,7 +111,7 @@ def recommend(
     samples: int = DEFAULT_SAMPLES,
     unmeasured: int = 0,
     overlapping_writers_only: bool = False,
-) -> list[dict[str, Any]]:
+) -> list[Recommendation]:
     """Every recommendation for explain's ``recommendations``, best first; none where the
     history holds no race, error or attempt (nothing was seen to prevent). ``unmeasured``:
     conflicts seen in error texts that no evaluated pair stands for (the rationale says so).
@@ -90,7 +137,7 @@ def recommend(
     facts = TableFacts.of(evaluation.replay, evaluation.participants)
     losers = (o.loser for o in evaluation.evidence if o.loser.version != 0)
     changes = candidates(evaluation, facts, predicate_column_counts(losers, schema, counts))
-    found: dict[int, dict[str, Any] | None] = {}
+    found: dict[int, Recommendation | None] = {}
     # partitionings last, their statistics still being read on the other thread meanwhile
     later = {i: change for i, change in enumerate(changes) if isinstance(change, PartitionBy)}
     for i, change in enumerate(changes):
@@ -112,9 +159,7 @@ def recommend(
             change, evaluation.compare(Scenario.of(change)), facts, evaluation, unmeasured
         )
     entries = [e for _, e in sorted(found.items()) if e is not None]
-    entries.sort(key=_benefit)
-    for e in entries:
-        e.pop("_sort", None)
+    entries.sort(key=lambda e: e.rank)
     return entries
 
 
@@ -208,9 +253,9 @@ def _entry(
     facts: TableFacts,
     evaluation: Evaluation,
     unmeasured: int = 0,
-) -> dict[str, Any] | None:
+) -> Recommendation | None:
     avoided, introduced = cmp.conflicts_avoided, cmp.conflicts_introduced
-    fragile = cmp.baseline["fragile_races"] - cmp.result["fragile_races"]
+    fragile = cmp.baseline.fragile_races - cmp.result.fragile_races
     hyp = cmp.hypothetical
     exposure = hyp["avoided"] - hyp["introduced"] if hyp["overlapped"] else 0
     if introduced == 0 and avoided + max(fragile, 0) + max(exposure, 0) == 0:
@@ -219,30 +264,18 @@ def _entry(
         return None
     apply = apply_text(change, facts, evaluation.participants)
     applicable = apply is not None
-    return {
-        "change": change.to_dict(),
-        "conflicts_avoided": avoided,
-        "conflicts_introduced": introduced,
-        "fragile_races_avoided": max(fragile, 0),
-        "evaluated_on": cmp.evaluated_on,
-        "hypothetical": cmp.hypothetical,
-        "confidence": cmp.confidence,
-        "rationale": rationale(change, cmp, facts, fragile, unmeasured),
-        "apply": apply,
-        "applicable": applicable,
-        "_sort": (  # seen effect first, then writers that really overlapped, then cost
-            not applicable,
-            -(avoided - introduced),
-            -(max(fragile, 0) + max(exposure, 0)),
-            _COST.get(change.kind, 9),
-            -_RANK[cmp.confidence],
-        ),
-    }
-
-
-def _benefit(entry: dict[str, Any]) -> tuple[Any, ...]:
-    key: tuple[Any, ...] = entry["_sort"]
-    return key
+    return Recommendation(
+        change=change,
+        conflicts_avoided=avoided,
+        conflicts_introduced=introduced,
+        fragile_races_avoided=max(fragile, 0),
+        evaluated_on=cmp.evaluated_on,
+        hypothetical=cmp.hypothetical,
+        confidence=cmp.confidence,
+        rationale=rationale(change, cmp, facts, fragile, unmeasured),
+        apply=apply,
+        applicable=applicable,
+    )
 
 
 def _example(cmp: Comparison) -> str:
@@ -265,7 +298,7 @@ def rationale(
 ) -> str:
     """``unmeasured``: conflicts seen in error texts that no evaluated pair stands for."""
     ev = cmp.evaluated_on
-    seen = cmp.baseline["conflicts"]
+    seen = cmp.baseline.conflicts
     parts = [
         (
             f"Seen: avoids {cmp.conflicts_avoided} of the {plural(seen, 'conflict')} seen (errors, "
@@ -304,7 +337,7 @@ def rationale(
     return " ".join(p for p in parts if p)
 
 
-def hypothetical_text(h: dict[str, int]) -> str:
+def hypothetical_text(h: Mapping[str, int]) -> str:
     """The writer matrix as exposure, apart from what was seen ("" when it is empty)."""
     if not h["writer_pairs"]:
         return ""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -11,15 +12,15 @@ import pytest
 
 from deltaforensics.analysis import analyze, observed_attempts, open_store
 from deltaforensics.model.ids import Severity
-from deltaforensics.report.document import explain_document, whatif_document
+from deltaforensics.report.document import explain_document
 from deltaforensics.report.validate import validate
 from deltaforensics.whatif import assess
-from deltaforensics.whatif.advice import TableFacts, apply_text
-from deltaforensics.whatif.advising import NOTHING_TO_PREVENT, advise
 from deltaforensics.whatif.assess import surely_too_many_partitions
-from deltaforensics.whatif.compare import Evaluation
+from deltaforensics.whatif.evaluation import Evaluation
 from deltaforensics.whatif.layout import Layout
-from deltaforensics.whatif.recommend import recommend
+from deltaforensics.whatif.recommendations.budget import NOTHING_TO_PREVENT, advise
+from deltaforensics.whatif.recommendations.candidates import Recommendation, recommend
+from deltaforensics.whatif.recommendations.instructions import TableFacts, apply_text
 from deltaforensics.whatif.scenario import (
     DeletionVectors,
     ExplicitMergePredicates,
@@ -30,14 +31,14 @@ from deltaforensics.whatif.scenario import (
 from deltaforensics.whatif.statistics import StatRanges
 from tests.conftest import REPO
 from tests.support import LogBuilder
-from tests.whatif.helpers import analysis_until, lost
-from tests.whatif.test_compare import SAMPLES, sample
+from tests.whatif.helpers import analysis_until, lost, whatif_json
+from tests.whatif.test_evaluation import SAMPLES, sample
 
 ROW_LEVEL = {"deletion-vectors", "liquid"}
 
 
 def _kinds(recs: list[dict[str, Any]]) -> list[str]:
-    return [r["change"]["kind"] for r in recs]
+    return [r.change.kind for r in recs]
 
 
 @pytest.fixture(scope="module")
@@ -46,14 +47,14 @@ def recommendations() -> dict[str, list[dict[str, Any]]]:
 
 
 def test_a_merge_without_a_partition_literal_counts_only_what_was_seen(
-    recommendations: dict[str, list[dict[str, Any]]],
+    recommendations: dict[str, list[Recommendation]],
 ) -> None:
     """Nothing failed in this log: explicit literals avoid writer pairs that *could* conflict
     (hypothetical exposure), never a seen conflict; no recommendation headline claims one."""
     for r in recommendations["merge_without_partition_literal"]:
-        assert r["conflicts_avoided"] == 0
-        assert r["rationale"].startswith("Seen: no conflict")
-    doc = whatif_document(
+        assert r.conflicts_avoided == 0
+        assert r.rationale.startswith("Seen: no conflict")
+    doc = whatif_json(
         sample("merge_without_partition_literal"), Scenario.of(ExplicitMergePredicates())
     )
     assert doc["conflicts_avoided"] == 0 and doc["baseline"]["conflicts"] == 0
@@ -78,16 +79,16 @@ def test_no_recommendation_without_a_race_error_or_attempt(name: str) -> None:
 
 @pytest.mark.parametrize("name", SAMPLES)
 def test_serializable_is_never_a_fix(
-    recommendations: dict[str, list[dict[str, Any]]], name: str
+    recommendations: dict[str, list[Recommendation]], name: str
 ) -> None:
     for r in recommendations[name]:
-        if r["change"]["kind"] == "isolation":
-            assert r["change"]["level"].lower() != "serializable"
+        if r.change.kind == "isolation":
+            assert r.change.level.lower() != "serializable"
 
 
 @pytest.mark.parametrize("name", SAMPLES)
 def test_row_level_concurrency_is_offered_only_when_every_writer_is_databricks(
-    recommendations: dict[str, list[dict[str, Any]]], name: str
+    recommendations: dict[str, list[Recommendation]], name: str
 ) -> None:
     engines = set(
         sample(name).transactions[-1:]
@@ -103,32 +104,31 @@ def test_row_level_concurrency_is_offered_only_when_every_writer_is_databricks(
 
 @pytest.mark.parametrize("name", SAMPLES)
 def test_recommendations_avoid_something_and_introduce_nothing_unless_said(
-    recommendations: dict[str, list[dict[str, Any]]], name: str
+    recommendations: dict[str, list[Recommendation]], name: str
 ) -> None:
     for r in recommendations[name]:
-        exposure = r["hypothetical"]["avoided"] if r["hypothetical"]["overlapped"] else 0
-        assert r["conflicts_avoided"] + r["fragile_races_avoided"] + exposure >= 1
-        if r["conflicts_introduced"]:
-            assert "trade-off" in r["rationale"]
-            assert r["conflicts_avoided"] > r["conflicts_introduced"]
+        exposure = r.hypothetical["avoided"] if r.hypothetical["overlapped"] else 0
+        assert r.conflicts_avoided + r.fragile_races_avoided + exposure >= 1
+        if r.conflicts_introduced:
+            assert "trade-off" in r.rationale
+            assert r.conflicts_avoided > r.conflicts_introduced
 
 
 @pytest.mark.parametrize("name", SAMPLES)
 def test_recommendations_fit_the_explain_report(
-    recommendations: dict[str, list[dict[str, Any]]], name: str
+    recommendations: dict[str, list[Recommendation]], name: str
 ) -> None:
     doc = explain_document(sample(name))
-    doc["recommendations"] = recommendations[name]
-    validate(doc, "explain")
+    validate(replace(doc, recommendations=tuple(recommendations[name])), "explain")
 
 
 def test_marking_delta_rs_appends_blind_is_exposure_not_a_seen_conflict(
-    recommendations: dict[str, list[dict[str, Any]]],
+    recommendations: dict[str, list[Recommendation]],
 ) -> None:
     """Nothing failed and no writer pair it flips ever overlapped: the change shows as
     hypothetical exposure, and nothing is recommended."""
     assert recommendations["mixed_writer_appends"] == []
-    doc = whatif_document(
+    doc = whatif_json(
         sample("mixed_writer_appends"), Scenario.of(MarkBlindAppends("delta-rs WRITE Append"))
     )
     assert doc["conflicts_avoided"] == 0 and doc["hypothetical"]["avoided"] >= 1
@@ -163,20 +163,16 @@ def _append_then_update(tmp_path: Path, writer: str) -> list[Any]:
 
 def test_open_source_delta_cannot_set_write_serializable(tmp_path: Path) -> None:
     analysis, update = _append_then_update(tmp_path, "spark-3.2.0")
-    [iso] = [
-        r for r in recommend(analysis, attempts=[update]) if r["change"]["kind"] == "isolation"
-    ]
-    assert iso["conflicts_avoided"] == 1
-    assert iso["apply"] is None and iso["applicable"] is False
-    assert "refuses to set" in iso["rationale"]
+    [iso] = [r for r in recommend(analysis, attempts=[update]) if r.change.kind == "isolation"]
+    assert iso.conflicts_avoided == 1
+    assert iso.apply is None and iso.applicable is False
+    assert "refuses to set" in iso.rationale
 
 
 def test_databricks_gets_the_alter_table_statement(tmp_path: Path) -> None:
     analysis, update = _append_then_update(tmp_path, "databricks-14.3")
-    [iso] = [
-        r for r in recommend(analysis, attempts=[update]) if r["change"]["kind"] == "isolation"
-    ]
-    assert iso["apply"].endswith("SET TBLPROPERTIES ('delta.isolationLevel' = 'WriteSerializable')")
+    [iso] = [r for r in recommend(analysis, attempts=[update]) if r.change.kind == "isolation"]
+    assert iso.apply.endswith("SET TBLPROPERTIES ('delta.isolationLevel' = 'WriteSerializable')")
 
 
 @pytest.mark.engine
@@ -187,11 +183,11 @@ def test_delta_rs_writers_get_the_camel_case_spelling(tmp_path: Path) -> None:
     results = run(tmp_path / "t", _isolated(None), ISOLATION_STEPS, tmp_path / "shadows")
     analysis, observed = evidence(tmp_path / "t", results)
     recs = recommend(analysis, attempts=observed)
-    [iso] = [r for r in recs if r["change"]["kind"] == "isolation"]
-    assert iso["change"]["level"] == "writeSerializable"
-    assert '"delta.isolationLevel": "writeSerializable"' in iso["apply"]
-    assert "'WriteSerializable'" not in iso["apply"]
-    assert iso["conflicts_avoided"] == 2  # measured in test_measured: the two marked appends
+    [iso] = [r for r in recs if r.change.kind == "isolation"]
+    assert iso.change.level == "writeSerializable"
+    assert '"delta.isolationLevel": "writeSerializable"' in iso.apply
+    assert "'WriteSerializable'" not in iso.apply
+    assert iso.conflicts_avoided == 2  # measured in test_measured: the two marked appends
     assert not ROW_LEVEL & set(_kinds(recs))
 
 
@@ -219,7 +215,7 @@ def test_databricks_dml_on_an_unpartitioned_table_gets_deletion_vectors(tmp_path
     to fix_b and the other way round), so it is measured but not recommended."""
     analysis = _dml_vs_dml(tmp_path, "databricks-14.3")
     assert recommend(analysis) == []
-    doc = whatif_document(analysis, Scenario.of(DeletionVectors()))
+    doc = whatif_json(analysis, Scenario.of(DeletionVectors()))
     assert doc["conflicts_avoided"] == 0
     assert doc["hypothetical"]["avoided"] == 2 and doc["hypothetical"]["overlapped"] == 0
 
@@ -256,7 +252,7 @@ def test_a_high_cardinality_partition_column_is_decided_before_any_pair(tmp_path
         assert (w601.severity is Severity.WARNING) is high
         assert evaluation.layout_warning(change) is high
     recs = recommend(analysis)
-    assert not [r for r in recs if r["change"].get("columns") == ["id"]]
+    assert not [r for r in recs if getattr(r.change, "columns", None) == ("id",)]
 
 
 def test_a_sample_deciding_high_cardinality_changes_no_recommendation(
@@ -288,7 +284,7 @@ def test_a_long_log_is_sampled_within_the_budget_and_says_so(
     advice = advise(analysis)
     assert advice.note is not None and "3 of the 9 races" in advice.note
     for entry in advice.entries:
-        assert entry["evaluated_on"]["races"] == 3
+        assert entry.evaluated_on["races"] == 3
 
 
 def test_only_the_best_few_are_shown_and_the_rest_counted() -> None:
@@ -324,7 +320,7 @@ def test_every_counted_pair_really_overlapped(name: str) -> None:
     analysis = sample(name)
     by_version = {t.version: t for t in analysis.transactions}
     for change in (ExplicitMergePredicates(), PartitionBy(("date",)), DeletionVectors()):
-        doc = whatif_document(analysis, Scenario.of(change))
+        doc = whatif_json(analysis, Scenario.of(change))
         for p in doc["pairs"]:
             if p["source"] != "race" or not p["counted"]:
                 continue
