@@ -1,0 +1,230 @@
+"""Failed statements in a Spark event log, read as a stream of decoded pieces.
+
+An event log is one JSON object per line, ``{"Event":"<listener event>",…}``; JSON strings
+escape their newlines, so ``\\n{"Event":"X"`` only ever starts an event. Each piece is searched
+for the few events read here with ``bytes.find`` — task, stage and every other event, most of
+the bytes, are skipped without being looked at line by line:
+
+- ``SparkListenerApplicationStart``: only ``App ID``, by pattern (the line is not parsed);
+- ``SparkListenerSQLExecutionStart``: kept, unparsed, until its root execution ends; parsed only
+  when that root failed: ``time``, ``description``, ``physicalPlanDescription`` (table
+  locations); ``modifiedConfigs`` is dropped unread;
+- ``SparkListenerSQLExecutionEnd``: ids by pattern; parsed only when ``errorMessage`` is not
+  empty (Spark ≥ 3.4 writes it; confirmed on 4.2);
+- ``SparkListenerJobStart``: ``Job ID`` and the ``spark.sql.execution.id`` property by pattern —
+  never parsed: its ``Properties`` repeat the application's configuration (storage keys, tokens);
+- ``SparkListenerJobEnd``: parsed only when its result is ``JobFailed`` and the job ran outside
+  any SQL execution (inside one, the execution's end carries the failure).
+
+``SparkListenerEnvironmentUpdate`` and every other configuration-bearing event are never parsed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import orjson
+
+from deltaforensics.failures.records import FailedStatement
+
+_SQL = b'{"Event":"org.apache.spark.sql.execution.ui.SparkListenerSQLExecution'
+_SQL_START = _SQL + b'Start"'
+_SQL_END = _SQL + b'End"'
+_JOB_START = b'{"Event":"SparkListenerJobStart"'
+_JOB_END = b'{"Event":"SparkListenerJobEnd"'
+_APP_START = b'{"Event":"SparkListenerApplicationStart"'
+_NEEDLES = (_SQL, _JOB_START, _JOB_END, _APP_START)
+
+_EXECUTION_ID = re.compile(rb'"executionId":(\d+)')
+_ROOT_ID = re.compile(rb'"rootExecutionId":(-?\d+)')
+_JOB_ID = re.compile(rb'"Job ID":(\d+)')
+_JOB_EXECUTION = re.compile(rb'"spark\.sql\.execution\.id":"(\d+)"')
+_APP_ID = re.compile(rb'"App ID":"([^"\\]{1,200})"')
+_NO_ERROR = (b'"errorMessage":""', b'"errorMessage":null')
+HEAD = 400  # the ids sit at the head of their line
+MAX_ERROR = 200_000
+MAX_PLAN = 1_000_000
+
+# Where plans name a table: a URI (file:, dbfs:, abfss://, s3a://, …), ``delta.`<path>```, or
+# ``DeltaTableV2(<session>,<path>,…)`` / ``Delta[version=N, <path>]``.
+_LOCATION = re.compile(
+    r"(?:\b(?:file|dbfs|abfss?|wasbs?|s3a?|gs|az|azure)://?[^\s,\]\)\(`'\"]+)"
+    r"|delta\.`([^`]{1,2000})`"
+    r"|DeltaTableV2\([^,()]{0,200},(/[^,()]{1,2000}),"
+)
+_CALL_SITE = re.compile(r"^\S+ at \S+:-?\d+$")
+_PLAN_HEAD = re.compile(r"== Physical Plan ==\n(?:[*+\-| ]*)([^\n(]+?)\s*(?:\(\d+\))?\n")
+
+
+def locations_in(text: str) -> tuple[str, ...]:
+    """Table locations a plan or statement names (a path under ``_delta_log`` is its table)."""
+    out: dict[str, None] = {}
+    for m in _LOCATION.finditer(text):
+        loc = m.group(1) or m.group(2) or m.group(0)
+        loc = loc.split("/_delta_log", 1)[0].rstrip("/")
+        if loc:
+            out[loc] = None
+    return tuple(out)
+
+
+@dataclass(slots=True)
+class EventLogScanner:
+    """One application's event log, fed its decoded pieces in order (rolled parts one after
+    another); ``failures`` collects the failed statements as their ends are read."""
+
+    source: str
+    app_id: str | None = None
+    failures: list[FailedStatement] = field(default_factory=list)
+    _pending: bytes = b""
+    _root_of: dict[int, int] = field(default_factory=dict)
+    _starts: dict[int, list[bytes]] = field(default_factory=dict)  # root -> its start lines
+    _outside_sql: set[int] = field(default_factory=set)  # jobs outside any SQL execution
+
+    def feed(self, piece: bytes) -> None:
+        buf = self._pending + piece if self._pending else piece
+        cut = buf.rfind(b"\n")
+        if cut < 0:
+            self._pending = buf
+            return
+        self._pending = buf[cut + 1 :]
+        self._scan(buf, cut + 1)
+
+    def end_part(self) -> None:
+        """The end of one file: a last line without its newline is complete when it parses
+        (Spark ends files with a newline; an ``.inprogress`` file may stop mid-line)."""
+        rest, self._pending = self._pending, b""
+        if rest.strip():
+            try:
+                orjson.loads(rest)
+            except orjson.JSONDecodeError:
+                return  # a line still being written
+            self._scan(rest + b"\n", len(rest) + 1)
+
+    def _scan(self, buf: bytes, end: int) -> None:
+        hits: list[int] = []
+        for needle in _NEEDLES:
+            if buf.startswith(needle):
+                hits.append(0)
+            at = buf.find(b"\n" + needle, 0, end)
+            while at >= 0:
+                hits.append(at + 1)
+                at = buf.find(b"\n" + needle, at + 1, end)
+        for start in sorted(hits):
+            stop = buf.find(b"\n", start, end)
+            self._event(buf[start : stop if stop >= 0 else end])
+
+    def _event(self, line: bytes) -> None:
+        head = line[:HEAD]
+        if line.startswith(_SQL_START):
+            self._sql_start(line, head)
+        elif line.startswith(_SQL_END):
+            self._sql_end(line, head)
+        elif line.startswith(_JOB_START):
+            job = _JOB_ID.search(head)
+            if job and not _JOB_EXECUTION.search(line):
+                self._outside_sql.add(int(job.group(1)))
+        elif line.startswith(_JOB_END):
+            self._job_end(line, head)
+        elif line.startswith(_APP_START) and self.app_id is None:
+            app = _APP_ID.search(line)
+            if app:
+                self.app_id = app.group(1).decode("utf-8", "replace")
+
+    def _sql_start(self, line: bytes, head: bytes) -> None:
+        ex = _EXECUTION_ID.search(head)
+        if not ex:
+            return
+        execution = int(ex.group(1))
+        root_m = _ROOT_ID.search(head)
+        root = int(root_m.group(1)) if root_m and int(root_m.group(1)) >= 0 else execution
+        self._root_of[execution] = root
+        self._starts.setdefault(root, []).append(line)
+
+    def _sql_end(self, line: bytes, head: bytes) -> None:
+        ex = _EXECUTION_ID.search(head)
+        if not ex:
+            return
+        execution = int(ex.group(1))
+        root = self._root_of.pop(execution, execution)
+        if root != execution:
+            return  # a nested execution: its root's end says whether the statement failed
+        starts = self._starts.pop(root, [])
+        if b'"errorMessage":' not in line or any(n in line for n in _NO_ERROR):
+            return
+        try:
+            end = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            return
+        error = end.get("errorMessage")
+        if not isinstance(error, str) or not error:
+            return
+        self.failures.append(self._failure(execution, end, error, starts))
+
+    def _failure(
+        self, execution: int, end: dict[str, object], error: str, starts: list[bytes]
+    ) -> FailedStatement:
+        started_at = statement = None
+        locations: dict[str, None] = {}
+        for raw in starts:
+            try:
+                start = orjson.loads(raw)
+            except orjson.JSONDecodeError:
+                continue
+            plan = str(start.get("physicalPlanDescription") or "")[:MAX_PLAN]
+            locations.update(dict.fromkeys(locations_in(plan)))
+            if start.get("executionId") == execution:
+                started_at = _int(start.get("time"))
+                statement = _statement(start.get("description"), plan)
+                locations.update(dict.fromkeys(locations_in(statement or "")))
+            del start  # modifiedConfigs and the rest are not kept
+        return FailedStatement(
+            source_kind="eventlog",
+            source=self.source,
+            error_text=error[:MAX_ERROR],
+            app_id=self.app_id,
+            execution_id=execution,
+            started_at=started_at,
+            failed_at=_int(end.get("time")),
+            statement=statement,
+            locations=tuple(locations),
+        )
+
+    def _job_end(self, line: bytes, head: bytes) -> None:
+        job = _JOB_ID.search(head)
+        if not job or int(job.group(1)) not in self._outside_sql or b'"JobFailed"' not in line:
+            return
+        self._outside_sql.discard(int(job.group(1)))
+        try:
+            event = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            return
+        result = event.get("Job Result") or {}
+        exception = result.get("Exception") if isinstance(result, dict) else None
+        message = exception.get("Message") if isinstance(exception, dict) else None
+        self.failures.append(
+            FailedStatement(
+                source_kind="eventlog",
+                source=self.source,
+                error_text=str(message or "")[:MAX_ERROR],
+                app_id=self.app_id,
+                failed_at=_int(event.get("Completion Time")),
+            )
+        )
+
+
+def _statement(description: object, plan: str) -> str | None:
+    """The description when it is the statement (the SQL text of a SQL-API call, a job
+    description); a bare call site (``sql at NativeMethodAccessorImpl.java:0``) gives way to
+    the plan's top operator (``Execute UpdateCommand``)."""
+    text = description.strip() if isinstance(description, str) else ""
+    if text and not _CALL_SITE.match(text):
+        return text
+    head = _PLAN_HEAD.search(plan)
+    if head:
+        return head.group(1).strip()
+    return text or None
+
+
+def _int(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
