@@ -1,9 +1,10 @@
 """Failed statements in a Spark event log, read as a stream of decoded pieces.
 
 An event log is one JSON object per line, ``{"Event":"<listener event>",…}``; JSON strings
-escape their newlines, so ``\\n{"Event":"X"`` only ever starts an event. Each piece is searched
-for the few events read here with ``bytes.find`` — task, stage and every other event, most of
-the bytes, are skipped without being looked at line by line:
+escape their newlines, so a line is one event. Each piece is searched with ``bytes.find`` for
+two short substrings (``SQLExecution``, ``"JobFailed"``; and ``SparkListenerApplicationStart``
+until the application is known); a hit's line is taken when it starts as a wanted event does.
+Task, stage and every other event, most of the bytes, are never looked at line by line:
 
 - ``SparkListenerApplicationStart``: only ``App ID``, by pattern (the line is not parsed);
 - ``SparkListenerSQLExecutionStart``: kept, unparsed, until its root execution ends; parsed only
@@ -11,10 +12,11 @@ the bytes, are skipped without being looked at line by line:
   locations); ``modifiedConfigs`` is dropped unread;
 - ``SparkListenerSQLExecutionEnd``: ids by pattern; parsed only when ``errorMessage`` is not
   empty (Spark ≥ 3.4 writes it; confirmed on 4.2);
-- ``SparkListenerJobStart``: ``Job ID`` and the ``spark.sql.execution.id`` property by pattern —
-  never parsed: its ``Properties`` repeat the application's configuration (storage keys, tokens);
-- ``SparkListenerJobEnd``: parsed only when its result is ``JobFailed`` and the job ran outside
-  any SQL execution (inside one, the execution's end carries the failure).
+- ``SparkListenerJobEnd``: parsed only when its result is ``JobFailed``; kept as a failure of
+  its own only when no failed SQL execution of the application reported its message (inside
+  an execution, the execution's end carries the failure);
+- ``SparkListenerJobStart`` is never read: its ``Properties`` repeat the application's
+  configuration (storage keys, tokens).
 
 ``SparkListenerEnvironmentUpdate`` and every other configuration-bearing event are never parsed.
 """
@@ -28,18 +30,18 @@ import orjson
 
 from deltaforensics.failures.records import FailedStatement
 
-_SQL = b'{"Event":"org.apache.spark.sql.execution.ui.SparkListenerSQLExecution'
-_SQL_START = _SQL + b'Start"'
-_SQL_END = _SQL + b'End"'
-_JOB_START = b'{"Event":"SparkListenerJobStart"'
+_SQL_START = b'{"Event":"org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionStart"'
+_SQL_END = b'{"Event":"org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionEnd"'
 _JOB_END = b'{"Event":"SparkListenerJobEnd"'
 _APP_START = b'{"Event":"SparkListenerApplicationStart"'
-_NEEDLES = (_SQL, _JOB_START, _JOB_END, _APP_START)
+# What is searched for: short, and rare outside the events wanted (every line starts with
+# ``{"Event":"SparkListener``, so a needle sharing that prefix would half-match every line).
+_FIND_SQL = b"SQLExecution"
+_FIND_JOB_FAILED = b'"JobFailed"'
+_FIND_APP = b"SparkListenerApplicationStart"
 
 _EXECUTION_ID = re.compile(rb'"executionId":(\d+)')
 _ROOT_ID = re.compile(rb'"rootExecutionId":(-?\d+)')
-_JOB_ID = re.compile(rb'"Job ID":(\d+)')
-_JOB_EXECUTION = re.compile(rb'"spark\.sql\.execution\.id":"(\d+)"')
 _APP_ID = re.compile(rb'"App ID":"([^"\\]{1,200})"')
 _NO_ERROR = (b'"errorMessage":""', b'"errorMessage":null')
 HEAD = 400  # the ids sit at the head of their line
@@ -71,7 +73,10 @@ def locations_in(text: str) -> tuple[str, ...]:
 @dataclass(slots=True)
 class EventLogScanner:
     """One application's event log, fed its decoded pieces in order (rolled parts one after
-    another); ``failures`` collects the failed statements as their ends are read."""
+    another); ``failures`` collects the failed statements as their ends are read.
+
+    A piece is searched where it lies (no copy): only the line cut by the piece's start is
+    joined with the rest carried from the piece before."""
 
     source: str
     app_id: str | None = None
@@ -79,16 +84,17 @@ class EventLogScanner:
     _pending: bytes = b""
     _root_of: dict[int, int] = field(default_factory=dict)
     _starts: dict[int, list[bytes]] = field(default_factory=dict)  # root -> its start lines
-    _outside_sql: set[int] = field(default_factory=set)  # jobs outside any SQL execution
+    _failed_jobs: list[FailedStatement] = field(default_factory=list)
 
     def feed(self, piece: bytes) -> None:
-        buf = self._pending + piece if self._pending else piece
-        cut = buf.rfind(b"\n")
-        if cut < 0:
-            self._pending = buf
+        first = piece.find(b"\n")
+        if first < 0:
+            self._pending += piece  # a line longer than a piece
             return
-        self._pending = buf[cut + 1 :]
-        self._scan(buf, cut + 1)
+        self._line(self._pending + piece[:first])
+        last = piece.rfind(b"\n")
+        self._pending = piece[last + 1 :]
+        self._scan(piece, first + 1, last + 1)
 
     def end_part(self) -> None:
         """The end of one file: a last line without its newline is complete when it parses
@@ -99,39 +105,43 @@ class EventLogScanner:
                 orjson.loads(rest)
             except orjson.JSONDecodeError:
                 return  # a line still being written
-            self._scan(rest + b"\n", len(rest) + 1)
+            self._line(rest)
 
-    def _scan(self, buf: bytes, end: int) -> None:
-        hits: list[int] = []
-        for needle in _NEEDLES:
-            if buf.startswith(needle):
-                hits.append(0)
-            at = buf.find(b"\n" + needle, 0, end)
+    def _line(self, line: bytes) -> None:
+        if any(n in line for n in (_FIND_SQL, _FIND_JOB_FAILED, _FIND_APP)):
+            self._scan(line + b"\n", 0, len(line) + 1)
+
+    def _scan(self, buf: bytes, begin: int, end: int) -> None:
+        """The wanted events among the complete lines ``buf[begin:end]``."""
+        lines: dict[int, int] = {}  # line start -> line end
+        needles = [_FIND_SQL, _FIND_JOB_FAILED]
+        if self.app_id is None:
+            needles.append(_FIND_APP)
+        for needle in needles:
+            at = buf.find(needle, begin, end)
             while at >= 0:
-                hits.append(at + 1)
-                at = buf.find(b"\n" + needle, at + 1, end)
-        for start in sorted(hits):
-            stop = buf.find(b"\n", start, end)
-            self._event(buf[start : stop if stop >= 0 else end])
+                start = buf.rfind(b"\n", begin, at) + 1 or begin
+                stop = buf.find(b"\n", at, end)
+                stop = end if stop < 0 else stop
+                lines[start] = stop
+                at = buf.find(needle, stop, end)
+        for start in sorted(lines):
+            self._event(buf, start, lines[start])
 
-    def _event(self, line: bytes) -> None:
-        head = line[:HEAD]
-        if line.startswith(_SQL_START):
-            self._sql_start(line, head)
-        elif line.startswith(_SQL_END):
-            self._sql_end(line, head)
-        elif line.startswith(_JOB_START):
-            job = _JOB_ID.search(head)
-            if job and not _JOB_EXECUTION.search(line):
-                self._outside_sql.add(int(job.group(1)))
-        elif line.startswith(_JOB_END):
-            self._job_end(line, head)
-        elif line.startswith(_APP_START) and self.app_id is None:
-            app = _APP_ID.search(line)
+    def _event(self, buf: bytes, start: int, stop: int) -> None:
+        if buf.startswith(_SQL_START, start):
+            self._sql_start(buf[start:stop])
+        elif buf.startswith(_SQL_END, start):
+            self._sql_end(buf[start:stop])
+        elif buf.startswith(_JOB_END, start):
+            self._job_end(buf[start:stop])
+        elif buf.startswith(_APP_START, start) and self.app_id is None:
+            app = _APP_ID.search(buf, start, stop)
             if app:
                 self.app_id = app.group(1).decode("utf-8", "replace")
 
-    def _sql_start(self, line: bytes, head: bytes) -> None:
+    def _sql_start(self, line: bytes) -> None:
+        head = line[:HEAD]
         ex = _EXECUTION_ID.search(head)
         if not ex:
             return
@@ -141,8 +151,8 @@ class EventLogScanner:
         self._root_of[execution] = root
         self._starts.setdefault(root, []).append(line)
 
-    def _sql_end(self, line: bytes, head: bytes) -> None:
-        ex = _EXECUTION_ID.search(head)
+    def _sql_end(self, line: bytes) -> None:
+        ex = _EXECUTION_ID.search(line[:HEAD])
         if not ex:
             return
         execution = int(ex.group(1))
@@ -190,11 +200,7 @@ class EventLogScanner:
             locations=tuple(locations),
         )
 
-    def _job_end(self, line: bytes, head: bytes) -> None:
-        job = _JOB_ID.search(head)
-        if not job or int(job.group(1)) not in self._outside_sql or b'"JobFailed"' not in line:
-            return
-        self._outside_sql.discard(int(job.group(1)))
+    def _job_end(self, line: bytes) -> None:
         try:
             event = orjson.loads(line)
         except orjson.JSONDecodeError:
@@ -202,7 +208,7 @@ class EventLogScanner:
         result = event.get("Job Result") or {}
         exception = result.get("Exception") if isinstance(result, dict) else None
         message = exception.get("Message") if isinstance(exception, dict) else None
-        self.failures.append(
+        self._failed_jobs.append(
             FailedStatement(
                 source_kind="eventlog",
                 source=self.source,
@@ -211,6 +217,18 @@ class EventLogScanner:
                 failed_at=_int(event.get("Completion Time")),
             )
         )
+
+    def finish(self) -> None:
+        """The end of the application's log: its failed jobs that no failed SQL execution
+        reported (a job inside an execution fails the execution with the same message, before
+        or after the job's own end) join the failures."""
+        reported = {_first_line(f.error_text) for f in self.failures}
+        self.failures += [j for j in self._failed_jobs if _first_line(j.error_text) not in reported]
+        self._failed_jobs.clear()
+
+
+def _first_line(text: str) -> str:
+    return text.split("\n", 1)[0].strip()[:500]
 
 
 def _statement(description: object, plan: str) -> str | None:

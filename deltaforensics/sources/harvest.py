@@ -210,4 +210,5 @@ def _read_group(
             driver.end_part()
             failures += driver.failures
             errors += driver.error_lines
+    event.finish()
     return [*event.failures, *failures], errors, read
