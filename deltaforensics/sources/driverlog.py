@@ -2,9 +2,11 @@
 ``yy/MM/dd HH:mm:ss LEVEL logger: message`` and the throwable's lines below it).
 
 The decoded text is searched for the sentences the ``--error`` evidence anchors on
-(:data:`deltaforensics.evidence.message_formats.ANCHORS`); only the lines around a hit — a few
-before, the message, the ``Conflicting commit`` JSON and the next lines after — become a
-:class:`FailedStatement`, with the time of the nearest log line above. Every other line is
+(:data:`deltaforensics.evidence.message_formats.ANCHORS`); only the lines of the log record
+around a hit — from its dated head line, the message, the ``Conflicting commit`` JSON and up
+to twelve continuation lines, until the next log record — become a :class:`FailedStatement`,
+dated by that head line. Lines of other records (a configuration dump just above or below)
+are never taken along. Every other line is
 skipped unread except for one count: lines logged at ``ERROR`` that are not part of a conflict
 (other failures, counted and never reported as conflicts).
 """
@@ -19,10 +21,12 @@ from deltaforensics.evidence import message_formats as fmt
 from deltaforensics.evidence.log_timestamps import parse_line_time
 from deltaforensics.failures.records import FailedStatement
 
-BEFORE = 3  # lines kept above an anchor (the log record's head, the exception's class)
+BEFORE = 3  # lines of the anchor's own record kept above it (its dated head, the class)
 AFTER = 12  # lines kept below (the JSON, the doc link, a Caused by repeat)
 LOOKBACK = 200  # lines searched above a window for the time of its log record
 _LITERALS = tuple(dict.fromkeys(a.literal for a in fmt.ANCHORS if a.literal))
+# A dated line still continuing the exception (logs that date every line: Airflow, stdout)
+_CONTINUES = ("Conflicting commit", "Refer to ", "Caused by", "Help:")
 _ERROR_LINE = re.compile(r"^[^\n]{0,60}?\bERROR\b", re.MULTILINE)
 
 
@@ -69,15 +73,29 @@ class DriverLogScanner:
 
     def _line(self, line: str) -> None:
         anchored = any(lit in line for lit in _LITERALS)
+        if (
+            self._window is not None
+            and not anchored
+            and parse_line_time(line) is not None
+            and not any(c in line for c in _CONTINUES)
+        ):
+            self._close()  # the next log record: not part of the exception
         if self._window is not None:
             self._window.append(line)
             self._remaining = AFTER if anchored else self._remaining - 1
             if self._remaining <= 0:
                 self._close()
         elif anchored:
+            # the anchor's own log record only: from its dated head line (a line of an earlier
+            # record — a configuration dump, say — is never taken along)
             context = list(self._context)
             head = context[-BEFORE:] if BEFORE else []
-            if not any(parse_line_time(h) is not None for h in head):
+            dated_at = [i for i, h in enumerate(head) if parse_line_time(h) is not None]
+            if parse_line_time(line) is not None:
+                head = []
+            elif dated_at:
+                head = head[dated_at[-1] :]
+            else:
                 dated = next(
                     (c for c in reversed(context[:-BEFORE]) if parse_line_time(c) is not None),
                     None,
