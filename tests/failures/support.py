@@ -21,8 +21,8 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures" / "spark-4.2"
 WRITTEN_AT = "/tmp/sparkfail/tables"  # where Spark wrote the tables: the plans name it
 
 
-def fixture_tables(root: Path = FIXTURES) -> list[TableCommits]:
-    """Every fixture table, named by its folder, at the location its plans name."""
+def fixture_tables(root: Path = FIXTURES, written_at: str = WRITTEN_AT) -> list[TableCommits]:
+    """Every table under ``root/tables``, named by its folder, at the location its plans name."""
     out = []
     for table in sorted((root / "tables").iterdir()):
         infos = []
@@ -31,7 +31,7 @@ def fixture_tables(root: Path = FIXTURES) -> list[TableCommits]:
                 action = json.loads(line)
                 if "commitInfo" in action:
                     infos.append((int(commit.stem), action["commitInfo"]))
-        out.append(TableCommits.from_commit_infos(table.name, f"{WRITTEN_AT}/{table.name}", infos))
+        out.append(TableCommits.from_commit_infos(table.name, f"{written_at}/{table.name}", infos))
     return out
 
 
