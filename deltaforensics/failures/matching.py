@@ -30,6 +30,7 @@ from dataclasses import replace
 
 from deltaforensics.evidence.conflict_evidence import ConflictEvidence
 from deltaforensics.evidence.error_text import extract_conflicts
+from deltaforensics.evidence.winners import EXCEPTION_CODES
 from deltaforensics.failures.records import (
     CommitFacts,
     FailedStatement,
@@ -39,17 +40,6 @@ from deltaforensics.failures.records import (
     TableCommits,
 )
 
-# The rule each exception names (the codes of deltaforensics.evidence.winners; a Delta
-# exception outside them has no code of its own).
-_CODES = {
-    "ConcurrentWriteException": "DC005",
-    "ProtocolChangedException": "DC001",
-    "MetadataChangedException": "DC002",
-    "ConcurrentTransactionException": "DC004",
-    "ConcurrentAppendException": "DC010",
-    "ConcurrentDeleteReadException": "DC011",
-    "ConcurrentDeleteDeleteException": "DC012",
-}
 SAME_MOMENT_MS = 1000
 _DELTA_PATH = re.compile(r"delta\.`([^`]+)`")
 
@@ -125,7 +115,7 @@ class _TableIndex:
             table=None,
             winner_version=evidence.winner_version,
             exception=evidence.exception,
-            code=_CODES.get(evidence.exception),
+            code=EXCEPTION_CODES.get(evidence.exception),
             evidence=evidence,
             failure=failure,
             sources=(failure.source,),
