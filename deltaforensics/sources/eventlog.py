@@ -47,6 +47,9 @@ _NO_ERROR = (b'"errorMessage":""', b'"errorMessage":null')
 HEAD = 400  # the ids sit at the head of their line
 MAX_ERROR = 200_000
 MAX_PLAN = 1_000_000
+# nested executions' starts kept per running root (their plans may name the table when the
+# root's does not); a long-running root's later ones are dropped
+MAX_NESTED = 32
 
 # Where plans name a table: a URI (file:, dbfs:, abfss://, s3a://, …), ``delta.`<path>```, or
 # ``DeltaTableV2(<session>,<path>,…)`` / ``Delta[version=N, <path>]``.
@@ -149,7 +152,9 @@ class EventLogScanner:
         root_m = _ROOT_ID.search(head)
         root = int(root_m.group(1)) if root_m and int(root_m.group(1)) >= 0 else execution
         self._root_of[execution] = root
-        self._starts.setdefault(root, []).append(line)
+        kept = self._starts.setdefault(root, [])
+        if execution == root or len(kept) < MAX_NESTED:  # memory stays bounded
+            kept.append(line)
 
     def _sql_end(self, line: bytes) -> None:
         ex = _EXECUTION_ID.search(line[:HEAD])
