@@ -154,7 +154,7 @@ class _TableIndex:
                     ),
                     candidates=tuple(names),
                 )
-            if evidence.winner_timestamp is not None:
+            if evidence.winner_timestamp is not None and not by_plan:
                 return replace(
                     base,
                     unmatched_reason=(
@@ -169,13 +169,15 @@ class _TableIndex:
                 )
         if len(by_plan) == 1:
             table = by_plan[0]
-            return replace(
-                base,
-                table=table.name,
-                winner_version=evidence.winner_version,
-                matched_by="the message names the table"
+            how = (
+                "the message names the table"
                 if named
-                else "the statement's plan names the table's location",
+                else "the statement's plan names the table's location"
+            )
+            if commits == []:  # the winner's commitInfo is in none of the analysed commits
+                how += "; the winner's commit is not among the table's analysed commits"
+            return replace(
+                base, table=table.name, winner_version=evidence.winner_version, matched_by=how
             )
         if by_plan:
             return replace(
