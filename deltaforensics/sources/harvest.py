@@ -70,17 +70,20 @@ class SourceReading:
     files_read: int
 
 
-def group_files(files: Iterable[TreeFile], kind: Kind = "auto") -> list[LogGroup]:
-    """The logs in a listing: rolled and rotated parts grouped per application, in order."""
+def group_files(
+    files: Iterable[TreeFile], kind: Kind = "auto", root_name: str = ""
+) -> list[LogGroup]:
+    """The logs in a listing: rolled and rotated parts grouped per application, in order.
+    ``root_name`` names the file when the source is one file (its listing's name is empty)."""
     groups: dict[str, list[tuple[tuple[int, str], TreeFile]]] = {}
     kinds: dict[str, Literal["eventlog", "driverlog", "sniff"]] = {}
     for f in files:
-        folder, _, base = f.name.rpartition("/")
+        folder, _, base = f.name.rpartition("/") if f.name else ("", "", root_name)
         parts = folder.split("/") if folder else []
         if _SKIP.search(base):
             continue
         rolled = _ROLLED_PART.match(base)
-        if rolled and parts and parts[-1].startswith("eventlog_v2_"):
+        if rolled:  # events_<n>_<app id>: one part of a rolled eventlog_v2_<app id> folder
             key, order, k = f"v2:{folder}", (int(rolled.group(1)), base), "eventlog"
         elif _DBX_EVENTLOG.match(base):
             # the active file is the newest: rotated parts (named by time) come first
@@ -116,7 +119,7 @@ def read_failures(
     failures: list[FailedStatement] = []
     diagnostics: list[SourceDiagnostic] = []
     other_errors = files_read = 0
-    for group in group_files(listed, kind):
+    for group in group_files(listed, kind, tree.root.rstrip("/").rpartition("/")[2]):
         if since_ms is not None and all(
             f.modified_ms is not None and f.modified_ms < since_ms for f in group.files
         ):

@@ -174,3 +174,27 @@ def test_ground_truth_covers_three_exceptions_and_two_other_failures_per_applica
     assert {"ConcurrentDeleteReadException", "ConcurrentAppendException"} <= outcomes
     assert "MetadataChangedException" in outcomes
     assert sum(1 for r in rows if r["outcome"] == "error") == 12
+
+
+def test_one_driver_log_file_and_one_rolled_folder_given_directly(tmp_path: Path) -> None:
+    log = DBX / "driver" / "log4j-active.log"
+    reading = read_failures(str(log))
+    assert reading.failures and {f.source_kind for f in reading.failures} == {"driverlog"}
+    # a rolled folder given itself, its part split in two: one application, read in order
+    part = EVENTLOGS / "eventlog_v2_local-1795858564300" / "events_1_local-1795858564300.zstd"
+    with part.open("rb") as stream:
+        lines = b"".join(decoded_pieces(stream)).splitlines(keepends=True)
+    folder = tmp_path / "eventlog_v2_local-1795858564300"
+    folder.mkdir()
+    whole = read_failures(str(part)).failures
+    first = f'"executionId":{whole[0].execution_id},'.encode()
+    half = next(
+        i + 1 for i, line in enumerate(lines) if b"ExecutionStart" in line and first in line
+    )
+    (folder / "events_2_local-1795858564300").write_bytes(b"".join(lines[half:]))
+    (folder / "events_1_local-1795858564300").write_bytes(b"".join(lines[:half]))
+    split = read_failures(str(folder)).failures
+    assert split[0].started_at is not None  # its start in part 1, its end in part 2
+    assert [(f.execution_id, f.started_at) for f in split] == [
+        (f.execution_id, f.started_at) for f in whole
+    ]
