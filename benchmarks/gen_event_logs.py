@@ -4,7 +4,7 @@ Writes ``--apps`` applications of zstd-compressed event logs (Spark's default co
 ``--out`` until about ``--mb`` MB of compressed bytes exist: single files ``app-…zstd`` and,
 for every third application, a rolled ``eventlog_v2_<app id>`` folder of ``events_<n>_…``
 parts. The mix follows what a Spark 4.2 application writes (the fixtures of
-tests/failures/fixtures/spark-4.2, before trimming): per SQL execution a start with its
+tests/sources/fixtures/spark-4.2, before trimming): per SQL execution a start with its
 physical plan and plan tree, one to three jobs (each job start with ~50 properties), one or
 two stages per job and 4–64 tasks per stage (task start and task end with metrics, the bulk
 of every log), driver accumulator updates, and the execution's end. One execution in

@@ -35,7 +35,7 @@ from deltaforensics.failures.records import (
     SourceDiagnostic,
     TableCommits,
 )
-from deltaforensics.log.files import FileTree, TreeFile
+from deltaforensics.log.file_tree import FileTree, TreeFile
 from deltaforensics.sources.codecs import CorruptDataError, decoded_pieces
 from deltaforensics.sources.driverlog import DriverLogScanner
 from deltaforensics.sources.eventlog import EventLogScanner

@@ -9,7 +9,7 @@ import pytest
 from deltaforensics.errors import StorageError
 from deltaforensics.sources import harvest, read_failures
 from tests.azure.conftest import ACCOUNT, upload_table
-from tests.failures.support import FIXTURES, expected_conflicts, fixture_tables
+from tests.sources.support import FIXTURES, expected_conflicts, fixture_tables
 
 pytestmark = pytest.mark.azurite
 CONTAINER = "sparklogs"

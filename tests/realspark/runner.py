@@ -58,7 +58,7 @@ def start_session(jars: list[str], work: Path, extra: dict[str, str] | None = No
         "spark.driver.memory": "1g",
         "spark.driver.extraJavaOptions": f"-Djava.io.tmpdir={work / 'jvmtmp'}",
     }
-    conf |= extra or {}  # event logs, driver-log configuration (tests/failures)
+    conf |= extra or {}  # event logs, driver-log configuration (tests/sources)
     (work / "jvmtmp").mkdir(parents=True, exist_ok=True)
     builder = SparkSession.builder.master("local[2]").appName("deltaforensics-harness")
     for key, value in conf.items():

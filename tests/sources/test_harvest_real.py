@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from deltaforensics.errors import StorageError
-from deltaforensics.log.files import FileTree
+from deltaforensics.log.file_tree import FileTree
 from deltaforensics.sources import group_files, harvest, read_failures
 from deltaforensics.sources.codecs import decoded_pieces, detect
-from tests.failures.support import FIXTURES, expected_conflicts, fixture_tables, truth
+from tests.sources.support import FIXTURES, expected_conflicts, fixture_tables, truth
 
 EVENTLOGS = FIXTURES / "eventlogs"
 DBX = FIXTURES / "dbx" / "0101-120000-abcd1234"

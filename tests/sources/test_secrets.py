@@ -13,7 +13,7 @@ from pathlib import Path
 
 from deltaforensics.sources import harvest
 from deltaforensics.sources.codecs import decoded_pieces
-from tests.failures.support import FIXTURES, fixture_tables
+from tests.sources.support import FIXTURES, fixture_tables
 
 KEY = "c3VwZXItc2VjcmV0LWFjY291bnQta2V5LTAxMjM0NTY3ODlhYmNkZWY="
 SAS = "sv=2024-01-01&ss=b&srt=sco&sp=rl&se=2030-01-01&sig=VerySecretSignature1234567890%3D"

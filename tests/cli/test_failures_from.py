@@ -11,7 +11,7 @@ import pytest
 
 from deltaforensics.cli import main
 from deltaforensics.sources.codecs import decoded_pieces
-from tests.failures.support import FIXTURES, WRITTEN_AT
+from tests.sources.support import FIXTURES, WRITTEN_AT
 
 EVENTLOG = FIXTURES / "eventlogs" / "local-1795858444023.zstd"
 

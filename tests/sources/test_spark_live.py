@@ -1,7 +1,7 @@
 """One live run: a real Delta 4.4 / Spark 4.2 application writes its event log and driver log
 while the gated log store forces conflicts on three tables; the harvest, given only the log
 folders and the tables, must find every conflict the application caught, with the right
-table, winner and exception, and report no other failure as a conflict (tests/failures/
+table, winner and exception, and report no other failure as a conflict (tests/sources/
 spark_failures.py; the committed fixtures come from the same script)."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from deltaforensics.sources import harvest
-from tests.failures.support import expected_conflicts, fixture_tables
 from tests.realspark.engines import by_key, install
 from tests.realspark.harness import run_in_engine
+from tests.sources.support import expected_conflicts, fixture_tables
 
 SCRIPT = Path(__file__).with_name("spark_failures.py")
 

@@ -1,13 +1,17 @@
-"""The real Spark fixtures of the failure harvest (tests/failures/fixtures/spark-4.2).
+"""The real Spark fixtures of the failure harvest (tests/sources/fixtures/spark-4.2).
 
-Made by ``tests/failures/make_fixtures.md``'s two engine-side scripts on Delta 4.4.0 /
-Spark 4.2.0: ``spark_failures.py`` (six applications, one per event-log layout and codec, three
-tables each, conflicts forced by the gated log store; ground truth in ``truth.jsonl``) and
-``trim_eventlogs.py`` (the events read here only, re-written through Spark's own codecs). The
-Databricks cluster-log-delivery layout under ``dbx/`` is real Spark output placed as Databricks
-delivers it (no workspace is reachable here): the uncompressed application's event log split
-into a gzip-rotated part and the active ``eventlog``, and the JVM's log4j2 driver log with its
-rotated ``.gz`` parts.
+Made by the two engine-side scripts beside this file, run in the harness's interpreter for
+Delta 4.4.0 / Spark 4.2.0 (``tests/realspark/engines.py``): ``spark_failures.py`` (six
+applications, one per event-log layout and codec, three tables each, conflicts forced by the
+gated log store; ground truth in ``truth.jsonl``) and ``trim_eventlogs.py`` (the events read
+here only, re-written through Spark's own codecs). The Databricks cluster-log-delivery layout
+under ``dbx/`` is real Spark output placed as Databricks delivers it (no workspace is reachable
+here): the uncompressed application's event log split into a gzip-rotated part and the active
+``eventlog``, and the JVM's log4j2 driver log with its rotated ``.gz`` parts. To make them
+again (the tables' ``_delta_log`` JSON and ``truth.jsonl`` are copied from WORK)::
+
+    python tests/sources/spark_failures.py PLAN.json WORK/out.jsonl WORK JAR...
+    python tests/sources/trim_eventlogs.py WORK/eventlogs FIXTURES/eventlogs JAR...
 """
 
 from __future__ import annotations
