@@ -50,7 +50,12 @@ _SNAPPY_HEADER = 16
 
 
 class CorruptDataError(ValueError):
-    """A compressed stream that cannot be decoded past some point (truncated or damaged)."""
+    """A compressed stream that cannot be decoded past some point (truncated or damaged);
+    ``truncated``: it only stops early (as a running application's file does)."""
+
+    def __init__(self, message: str, *, truncated: bool = False) -> None:
+        super().__init__(message)
+        self.truncated = truncated
 
 
 def detect(head: bytes) -> str:
@@ -134,7 +139,7 @@ def _gzip(source: _Peeked, piece: int) -> Iterator[bytes]:
 def _exactly(source: _Peeked, size: int, what: str) -> bytes:
     data = source.read(size)
     if len(data) != size:
-        raise CorruptDataError(f"{what}: {len(data)} of {size} bytes (truncated)")
+        raise CorruptDataError(f"{what}: {len(data)} of {size} bytes (truncated)", truncated=True)
     return data
 
 
@@ -144,7 +149,7 @@ def _lz4(source: _Peeked) -> Iterator[bytes]:
         if not header:
             return
         if len(header) < _LZ4_HEADER.size:
-            raise CorruptDataError("lz4: truncated block header")
+            raise CorruptDataError("lz4: truncated block header", truncated=True)
         magic, token, compressed, length, _checksum = _LZ4_HEADER.unpack(header)
         method = token & 0xF0
         if magic != LZ4_MAGIC or method not in (0x10, 0x20) or compressed < 0 or length < 0:
@@ -173,7 +178,7 @@ def _snappy(source: _Peeked) -> Iterator[bytes]:
         if not prefix:
             return
         if len(prefix) < 4:
-            raise CorruptDataError("snappy: truncated chunk length")
+            raise CorruptDataError("snappy: truncated chunk length", truncated=True)
         if prefix == SNAPPY_MAGIC[:4]:  # a concatenated stream's header
             rest = _exactly(source, _SNAPPY_HEADER - 4, "snappy header")
             if prefix + rest[:4] != SNAPPY_MAGIC:
@@ -194,7 +199,9 @@ def _lzf(source: _Peeked) -> Iterator[bytes]:
         head = source.read(5)
         if not head:
             return
-        if len(head) < 5 or head[:2] != LZF_MAGIC or head[2] not in (0, 1):
+        if len(head) < 5 and LZF_MAGIC.startswith(head[:2]):
+            raise CorruptDataError("lzf: truncated chunk header", truncated=True)
+        if head[:2] != LZF_MAGIC or head[2] not in (0, 1):
             raise CorruptDataError("lzf: not a ZV chunk header")
         size = (head[3] << 8) | head[4]
         if head[2] == 0:

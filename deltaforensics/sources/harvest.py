@@ -200,11 +200,12 @@ def _read_group(
                     decoded += len(piece)
                     (event if kind == "eventlog" else driver).feed(piece)
         except CorruptDataError as exc:
-            diagnostics.append(
-                SourceDiagnostic(
-                    where, f"{exc}; the {decoded} bytes before it were read, the rest skipped"
+            if not (exc.truncated and where.endswith(".inprogress")):  # still being written
+                diagnostics.append(
+                    SourceDiagnostic(
+                        where, f"{exc}; the {decoded} bytes before it were read, the rest skipped"
+                    )
                 )
-            )
         except OSError as exc:
             diagnostics.append(SourceDiagnostic(where, f"read failed after {decoded} bytes: {exc}"))
         if kind == "eventlog":

@@ -198,3 +198,20 @@ def test_one_driver_log_file_and_one_rolled_folder_given_directly(tmp_path: Path
     assert [(f.execution_id, f.started_at) for f in split] == [
         (f.execution_id, f.started_at) for f in whole
     ]
+
+
+@pytest.mark.parametrize("codec", sorted(CODEC_FILES))
+def test_a_running_applications_compressed_log_is_read_to_its_last_whole_block(
+    codec: str, tmp_path: Path
+) -> None:
+    data = (EVENTLOGS / CODEC_FILES[codec]).read_bytes()
+    running = tmp_path / (CODEC_FILES[codec] + ".inprogress")
+    running.write_bytes(data[: len(data) * 2 // 3])  # the writer is inside a block
+    reading = read_failures(str(running))
+    assert reading.diagnostics == ()  # not damage: the block is still being written
+    complete = read_failures(str(EVENTLOGS / CODEC_FILES[codec])).failures
+    assert 0 < len(reading.failures) < len(complete)
+    done = tmp_path / CODEC_FILES[codec]
+    done.write_bytes(data[: len(data) * 2 // 3])
+    if codec != "zstd":  # a finished file cut short is damage (zstd stops at its last frame)
+        assert len(read_failures(str(done)).diagnostics) == 1
