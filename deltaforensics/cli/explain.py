@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from deltaforensics.cli.attempt_specs import attempt_specs, error_texts
+from deltaforensics.cli.attempt_specs import attempt_specs, error_texts, harvested_texts
 from deltaforensics.cli.engine_choice import chosen_engine
 from deltaforensics.cli.gate import GatedTable, gate, read_baseline
 from deltaforensics.cli.invocation import invocation_of
@@ -28,7 +28,7 @@ from deltaforensics.cli.options import (
 from deltaforensics.cli.output import at_terminal, write_report
 from deltaforensics.cli.progress import ProgressBar, reporting
 from deltaforensics.cli.redaction import redacted
-from deltaforensics.cli.storage import catalog_diagnostics, open_table
+from deltaforensics.cli.storage import catalog_diagnostics, open_table, storage_options
 from deltaforensics.cli.time_window import chosen_versions
 
 
@@ -104,6 +104,7 @@ def explain(
     baseline = read_baseline(ci_gate)
     started = datetime.now(UTC)
     store = open_table(table, storage, invocation, catalog)
+    texts += harvested_texts(attempts, store, storage_options(storage, invocation))
     versions = chosen_versions(
         store, window, from_version=from_version, to_version=to_version, error_texts=texts
     )

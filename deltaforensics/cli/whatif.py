@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from deltaforensics.cli.attempt_specs import attempt_specs, error_texts
+from deltaforensics.cli.attempt_specs import attempt_specs, error_texts, harvested_texts
 from deltaforensics.cli.invocation import invocation_of
 from deltaforensics.cli.options import (
     AttemptOptions,
@@ -20,7 +20,7 @@ from deltaforensics.cli.options import (
 )
 from deltaforensics.cli.output import at_terminal, emit, emit_json, terminal_console
 from deltaforensics.cli.redaction import redacted
-from deltaforensics.cli.storage import open_table
+from deltaforensics.cli.storage import open_table, storage_options
 from deltaforensics.cli.time_window import chosen_versions
 
 
@@ -98,6 +98,7 @@ def whatif(
     specs = attempt_specs(attempts)
     texts = error_texts(attempts)
     store = open_table(table, storage, invocation, catalog)
+    texts += harvested_texts(attempts, store, storage_options(storage, invocation))
     versions = chosen_versions(store, window, from_version=None, to_version=None, error_texts=texts)
     analysis = analyze(
         store,
