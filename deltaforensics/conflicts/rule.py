@@ -16,6 +16,7 @@ from deltaforensics.predicates.stats import may_match_stats
 from deltaforensics.predicates.to_polars import to_polars
 from deltaforensics.profiles import Check, Profile
 from deltaforensics.transactions import Transaction
+from deltaforensics.transactions.operations import COMPACTIONS
 
 MAX_LISTED = 20
 
@@ -157,7 +158,7 @@ class RuleContext:
         removed = lo.removed.filter(pl.col("path").is_in(candidates.implode()))
         if lo.blind or not lo.registers_read_files:
             return removed.clear()
-        if lo.operation == "OPTIMIZE" and self.profile.optimize_reads_compacted_files_only:
+        if lo.operation in COMPACTIONS and self.profile.optimize_reads_compacted_files_only:
             return removed  # OPTIMIZE tracks exactly the files it compacts
         history = self.history
         rv = lo.read_version
@@ -165,12 +166,17 @@ class RuleContext:
             return None
         live = history.live_files_among(rv, candidates)
         pred = self.read_predicate
+        full = lo.full_predicate
         if self.profile.stats_matching:
-            full = lo.full_predicate
             if full is not None and not self.read_whole_table:
                 live = self.stats_match(live, full)
-        elif pred is not None and not self.read_whole_table and lo.partition_columns:
-            live = self.partition_match(live, pred)
+        else:
+            if pred is not None and not self.read_whole_table and lo.partition_columns:
+                live = self.partition_match(live, pred)
+            skipping = self.profile.read_files_by_data_skipping and lo.operation not in COMPACTIONS
+            if skipping and full is not None and not self.read_whole_table:
+                # what data skipping kept: the files' statistics at the read version
+                live = self.stats_match(live, full)
         cols = [c for c in removed.columns if c in live.columns]
         return pl.concat([live.select(cols), removed.select(cols)], how="vertical").unique(
             "path", keep="first"

@@ -16,6 +16,7 @@ import polars as pl
 
 from deltaforensics.model.words import plural
 from deltaforensics.transactions import Transaction
+from deltaforensics.transactions.operations import COMPACTIONS
 
 EXCEPTION_CODES = {
     "ConcurrentWriteException": "DC005",
@@ -298,7 +299,7 @@ def later_retry(
     ]
     if not later:
         return None
-    same_kind = [t for t in later if not t.blind and t.operation != "OPTIMIZE"]
+    same_kind = [t for t in later if not t.blind and t.operation not in COMPACTIONS]
     return (
         same_kind[0] if same_kind and (same_kind[0].timestamp or 0) - observed < WINDOW_MS else None
     )

@@ -61,19 +61,24 @@ _SPARK_31 = Profile(
     empty_commit_skipping_operations=SPARK_COMMIT_IF_NEEDED_OPERATIONS,
     idle_commands_commit_nothing=SPARK_IDLE_NO_COMMIT_OPERATIONS,
     optimize_retries_on_conflict=True,
+    read_files_by_data_skipping=True,
+    optimize_reads_compacted_files_only=False,
     counts_unmarked_appends_as_changed_data=True,
     blind_loser_shortcut=False,
     refuses_to_set_write_serializable=True,
     spark_sql=True,
 )
-_SPARK_32 = replace(
-    _SPARK_31,
-    rule_order=SPARK_ORDER_32,
-    blind_loser_shortcut=True,
+_SPARK_32 = replace(_SPARK_31, rule_order=SPARK_ORDER_32, blind_loser_shortcut=True)
+# Delta 3.3 (delta-io/delta #3089, #3982): each OPTIMIZE batch marks as read only the files it
+# compacts, and its retry compares them with their deletion vectors (measured on 3.3.2; 2.4.0
+# compared paths, and 3.2.1's source does as 2.4.0)
+_SPARK_33 = replace(
+    _SPARK_32,
+    optimize_reads_compacted_files_only=True,
     optimize_retry_compares_deletion_vectors=True,
 )
 _DATABRICKS = replace(
-    _SPARK_32,
+    _SPARK_33,
     engine="databricks",
     default_isolation=IsolationLevel.WRITE_SERIALIZABLE,
     dv_optimize_tolerance=True,
@@ -126,12 +131,12 @@ ROWS: Mapping[str, tuple[Row, ...]] = MappingProxyType(
                 since=(3, 3),
                 until=(4, 1),
                 label=_SPARK_NAME + " (3.2–4.0)",
-                behaviour=replace(_SPARK_32, identity_tolerance=True),
+                behaviour=replace(_SPARK_33, identity_tolerance=True),
             ),
             Row(
                 since=(4, 1),
                 label=_SPARK_NAME + " (≥4.1)",
-                behaviour=replace(_SPARK_32, identity_tolerance=True, metadata_allow_list=True),
+                behaviour=replace(_SPARK_33, identity_tolerance=True, metadata_allow_list=True),
             ),
         ),
         "databricks": (

@@ -171,7 +171,23 @@ def execute(spark: Any, statement: dict[str, Any], path: Path) -> None:
             writer = writer.option(key, value)
         writer.save(str(path))
         return
+    if kind == "merge-api":
+        prepare_merge(spark, statement, path)()
+        return
     raise ValueError(f"unknown statement kind {kind!r}")
+
+
+def prepare_merge(spark: Any, statement: dict[str, Any], path: Path) -> Callable[[], Any]:
+    """A MERGE through Delta's DeltaTable API, analysed now and run when called: ``forPath``
+    resolves the target (its schema) at once, the transaction starts at ``execute``."""
+    jvm = spark.sparkContext._jvm
+    target = jvm.io.delta.tables.DeltaTable.forPath(spark._jsparkSession, str(path))
+    source = spark.sql(
+        "SELECT CAST(id AS BIGINT) AS id, date, country, CAST(value AS DOUBLE) AS value "
+        f"FROM VALUES {values(statement['rows'])} AS v({COLUMNS})"
+    )
+    builder = target.alias("t").merge(source.alias("s")._jdf, statement["on"])
+    return builder.whenMatched().updateAll().whenNotMatched().insertAll().execute
 
 
 def java_throwable(exc: BaseException) -> Any:
@@ -201,8 +217,10 @@ def describe_failure(exc: BaseException) -> dict[str, Any]:
                 "text": str(item.toString()),
             }
     first = chain[0] if chain else None
+    found = re.search(r"\[([A-Z_]+)[.\]]", str(first.getMessage()) if first is not None else "")
     return {
         "outcome": "error",
+        "error_class": found.group(1) if found else None,
         "exception_class": first.getClass().getName() if first is not None else type(exc).__name__,
         "message": str(first.getMessage()) if first is not None else str(exc),
         "text": str(first.toString())
@@ -243,9 +261,18 @@ def run_case(
     result: dict[str, Any] = {}
 
     def lose() -> None:
-        jvm.java.lang.Thread.currentThread().setName(f"gate:{gate}")
+        held = case["loser"].get("hold") == "after-analysis"
+        if not held:
+            jvm.java.lang.Thread.currentThread().setName(f"gate:{gate}")
         try:
-            execute(spark, case["loser"], table)
+            if held:  # hold between the statement's analysis and its transaction
+                run = prepare_merge(spark, case["loser"], table)
+                Path(f"{gate}.reached").write_text("analysed")
+                while not Path(f"{gate}.release").exists():
+                    time.sleep(0.01)
+                run()
+            else:
+                execute(spark, case["loser"], table)
             result["outcome"] = "commits"
         except Exception as exc:
             result.update(describe_failure(exc))

@@ -18,6 +18,7 @@ from deltaforensics.predicates.ir import (
     walk,
 )
 from deltaforensics.transactions import Transaction
+from deltaforensics.transactions.operations import COMPACTIONS
 
 DML = frozenset({"UPDATE", "DELETE", "MERGE"})
 
@@ -47,8 +48,8 @@ def optimize_tolerated(ctx: RuleContext) -> str | None:
         return None
     if w.z_order or lo.z_order:
         return None
-    if (w.operation == "OPTIMIZE" and lo.operation in DML | {"OPTIMIZE"}) or (
-        lo.operation == "OPTIMIZE" and w.operation in DML
+    if (w.operation in COMPACTIONS and lo.operation in DML | COMPACTIONS) or (
+        lo.operation in COMPACTIONS and w.operation in DML
     ):
         return "Databricks: OPTIMIZE without ZORDER BY does not conflict with DML or OPTIMIZE on deletion-vector tables"
     return None

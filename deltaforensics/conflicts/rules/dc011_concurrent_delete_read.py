@@ -34,6 +34,7 @@ from deltaforensics.conflicts.rules._shared import (
 )
 from deltaforensics.model.words import plural
 from deltaforensics.profiles import Check
+from deltaforensics.transactions.operations import COMPACTIONS
 
 
 def check(ctx: RuleContext) -> Finding | None:
@@ -70,7 +71,9 @@ def check(ctx: RuleContext) -> Finding | None:
         f"read (for example {hits.example})",
         files=paths(hits.files),
         partitions=hits.partitions,
-        confidence="medium" if confidence == "high" and lo.operation != "OPTIMIZE" else confidence,
+        confidence="medium"
+        if confidence == "high" and lo.operation not in COMPACTIONS
+        else confidence,
     )
 
 
