@@ -48,6 +48,9 @@ class Finding:
     files: tuple[str, ...] = ()
     partitions: tuple[dict[str, str | None], ...] = ()
     confidence: str = "high"
+    # what the engine raises instead of ``exception`` when the winner committed before the
+    # statement's transaction began (after its analysis): DELTA_SCHEMA_CHANGE_SINCE_ANALYSIS
+    engine_error: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -71,6 +71,11 @@ def match_winner(evidence: Any, txns: Sequence[Transaction], first_version: int)
         op = (evidence.winner_operation or commit.get("operation") or "").upper()
         return _by_timestamp(ts, op, commit.get("readVersion"), txns)
     kind_ok = [t for t in txns if t.version is not None and _could_cause(t, evidence.exception)]
+    changed = evidence.details.get("changed_fields")
+    if changed:
+        by_fields = _by_changed_fields(changed, kind_ok)
+        if by_fields is not None:
+            return by_fields
     if evidence.observed_at is not None:
         return _in_window_before(evidence.observed_at, kind_ok)
     cands = tuple(t.version for t in kind_ok[-10:] if t.version is not None)
@@ -102,6 +107,25 @@ def _by_version(version: int, txns: Sequence[Transaction], first_version: int) -
         candidates=(),
         how=f"version {version} is {where}: not found in the retained log",
         confidence="low",
+    )
+
+
+def _by_changed_fields(fields: Sequence[str], kind_ok: Sequence[Transaction]) -> WinnerMatch | None:
+    """DELTA_SCHEMA_CHANGE_SINCE_ANALYSIS names the columns that came or went: the one column
+    change whose parameters name them all."""
+    hits = [
+        t
+        for t in kind_ok
+        if t.operation in ("ADD COLUMNS", "DROP COLUMNS", "REPLACE COLUMNS")
+        and all(f'"{f}"' in str(t.parameters.get("columns", "")) for f in fields)
+    ]
+    if len(hits) != 1:
+        return None
+    return WinnerMatch(
+        winner=hits[0],
+        candidates=(hits[0].version or 0,),
+        how=f"the only column change naming {', '.join(fields)}",
+        confidence="medium",
     )
 
 
@@ -206,6 +230,9 @@ class ErrorConflict:
     partitions: tuple[Mapping[str, str | None], ...]
     files: tuple[str, ...]
     confidence: str
+    # what the engine raised when it is not one of the checker's exceptions (``exception`` is
+    # then the checker's nearest): DELTA_SCHEMA_CHANGE_SINCE_ANALYSIS
+    engine_error: str | None = None
 
 
 def explain_error(evidence: Any, match: WinnerMatch, txns: Sequence[Transaction]) -> ErrorConflict:
@@ -252,6 +279,12 @@ def explain_error(evidence: Any, match: WinnerMatch, txns: Sequence[Transaction]
     retry = later_retry(evidence, w, txns)
     if retry is not None:
         reason += f" A later commit by the same writer (v{retry.version}, {retry.operation}) shows its likely read set: {retry.read_reason}."
+    engine_error = evidence.details.get("engine_error")
+    if isinstance(engine_error, str):
+        reason = (
+            f"{engine_error}: the table's schema changed after the statement was analysed and "
+            f"before its transaction began (Delta's MergeIntoCommand); as a conflict, {reason}"
+        )
     return ErrorConflict(
         exception=exception,
         code=EXCEPTION_CODES.get(exception),
@@ -261,6 +294,7 @@ def explain_error(evidence: Any, match: WinnerMatch, txns: Sequence[Transaction]
         partitions=(dict(partition),) if partition else (),
         files=tuple(files),
         confidence=match.confidence,
+        engine_error=engine_error if isinstance(engine_error, str) else None,
     )
 
 

@@ -34,8 +34,9 @@ from deltaforensics.profiles.writers import DELTA_RS, KERNEL
 # and never skip (delta-io/delta OptimisticTransaction.scala commitIfNeeded/commitImpl).
 SPARK_COMMIT_IF_NEEDED_OPERATIONS = frozenset({"WRITE", "DELETE", "UPDATE", "MERGE"})
 # Commands that commit only when they have actions: OptimizeTableCommand (``addedFiles.size >
-# 0``) and TruncateDeltaTableCommand (``deleteActions.nonEmpty``, Delta >= 4.3).
-SPARK_IDLE_NO_COMMIT_OPERATIONS = frozenset({"OPTIMIZE", "TRUNCATE"})
+# 0``; REORG … APPLY (PURGE) runs the same executor) and TruncateDeltaTableCommand
+# (``deleteActions.nonEmpty``, Delta >= 4.3).
+SPARK_IDLE_NO_COMMIT_OPERATIONS = frozenset({"OPTIMIZE", "REORG", "TRUNCATE"})
 
 ENGINES = ENGINE_NAMES
 

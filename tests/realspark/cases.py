@@ -527,7 +527,8 @@ MISS_LOSERS = {
         ),
         Op(name="MERGE on a date literal", build=_merge_on_date),
         Op(
-            name="DELETE by id in that partition", build=_fixed("DELETE FROM {table} WHERE id = 102")
+            name="DELETE by id in that partition",
+            build=_fixed("DELETE FROM {table} WHERE id = 102"),
         ),
     ),
     "optimize": (Op(name="OPTIMIZE whole table", build=_fixed("OPTIMIZE {table}")),),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from deltaforensics import __version__
 from deltaforensics.analysis import ConflictAnalysis, TableIsolation
@@ -156,6 +156,9 @@ class Conflict(Entry):
     partitions: tuple[Partition, ...]
     files: tuple[str, ...]
     confidence: str
+    # the engine's own error when it is not one of the checker's exceptions (left out when null)
+    engine_error: str | None = None
+    omitted_when_null: ClassVar[tuple[str, ...]] = ("engine_error",)
 
     @classmethod
     def from_error(cls, found: ErrorConflict) -> Conflict:
@@ -170,6 +173,7 @@ class Conflict(Entry):
             partitions=found.partitions,
             files=found.files,
             confidence=found.confidence,
+            engine_error=found.engine_error,
         )
 
     @classmethod
@@ -191,6 +195,7 @@ class Conflict(Entry):
             partitions=tuple(dict(p) for p in found.partitions),
             files=tuple(found.files),
             confidence=found.confidence,
+            engine_error=found.engine_error,
         )
 
 
@@ -214,6 +219,8 @@ class Attempt(Entry):
     confidence: str
     files_added: int
     files_removed: int
+    engine_error: str | None = None  # see Conflict.engine_error
+    omitted_when_null: ClassVar[tuple[str, ...]] = ("engine_error",)
 
     @classmethod
     def from_verdict(cls, verdict: Verdict) -> Attempt:
@@ -231,6 +238,7 @@ class Attempt(Entry):
             read_whole_table=a.read_whole_table,
             files_added=a.added.height,
             files_removed=a.removed.height,
+            engine_error=verdict.raised.engine_error if verdict.raised else None,
         )
 
 
