@@ -177,6 +177,8 @@ class RuleContext:
             if pred is not None and not self.read_whole_table and lo.partition_columns:
                 live = self.partition_match(live, pred)
             skipping = self.profile.read_files_by_data_skipping and lo.operation not in COMPACTIONS
+            if "read_predicate" in self.overrides:
+                full = pred  # a hypothetical read (a wider predicate) skips by it alone
             if skipping and full is not None and not self.read_whole_table:
                 # what data skipping kept: the files' statistics at the read version
                 live = self.stats_match(live, full)
