@@ -121,12 +121,11 @@ def _by_changed_fields(fields: Sequence[str], kind_ok: Sequence[Transaction]) ->
     ]
     if len(hits) != 1:
         return None
-    return WinnerMatch(
-        winner=hits[0],
-        candidates=(hits[0].version or 0,),
-        how=f"the only column change naming {', '.join(fields)}",
-        confidence="medium",
-    )
+    return _single(hits[0], f"the only column change naming {', '.join(fields)}", "medium")
+
+
+def _single(t: Transaction, how: str, confidence: str) -> WinnerMatch:
+    return WinnerMatch(winner=t, candidates=(t.version or 0,), how=how, confidence=confidence)
 
 
 def _by_txn_id(txn_id: Any, txns: Sequence[Transaction]) -> WinnerMatch | None:
@@ -135,12 +134,7 @@ def _by_txn_id(txn_id: Any, txns: Sequence[Transaction]) -> WinnerMatch | None:
     hits = [t for t in txns if t.commit_info.get("txnId") == txn_id]
     if not hits:
         return None
-    return WinnerMatch(
-        winner=hits[0],
-        candidates=(hits[0].version or 0,),
-        how=f"txnId {txn_id}",
-        confidence="high",
-    )
+    return _single(hits[0], f"txnId {txn_id}", "high")
 
 
 def _by_timestamp(ts: Any, op: str, read_version: Any, txns: Sequence[Transaction]) -> WinnerMatch:
