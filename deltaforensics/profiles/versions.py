@@ -71,8 +71,9 @@ _SPARK_31 = Profile(
 )
 _SPARK_32 = replace(_SPARK_31, rule_order=SPARK_ORDER_32, blind_loser_shortcut=True)
 # Delta 3.3 (delta-io/delta #3089, #3982): each OPTIMIZE batch marks as read only the files it
-# compacts, and its retry compares them with their deletion vectors (measured on 3.3.2; 2.4.0
-# compared paths, and 3.2.1's source does as 2.4.0)
+# compacts, and its retry compares them with their deletion vectors (measured on 3.3.2 and
+# 4.4.0); up to 3.2 it read every file of its partition predicate (a whole-table OPTIMIZE failing
+# on a lone file it left alone: measured on 3.2.1, tests/realspark/logs/delta-3.2.1)
 _SPARK_33 = replace(
     _SPARK_32,
     optimize_reads_compacted_files_only=True,
