@@ -128,7 +128,7 @@ def _timeline(doc: ExplainDocument, commits: Commits, console: Console) -> None:
             (
                 r.version,
                 Bar(
-                    label=_label(f"v{r.read_version}→v{r.version}", r.operation),
+                    label=_label(f"v{r.read_version}→v{r.version}", safe(r.operation)),
                     read_version=r.read_version,
                     end_version=r.version,
                     winners=r.winners,
@@ -166,7 +166,8 @@ def _timeline(doc: ExplainDocument, commits: Commits, console: Console) -> None:
 
 def _label(span: str, operation: str, most: int = 28) -> str:
     """``v1→v5 MERGE``; a long operation name ends at a word, marked ``…``, so the chart keeps
-    its bars at 80 columns (the findings below give the name whole)."""
+    its bars at 80 columns (the findings below give the name whole). ``operation`` is the
+    escaped text (:func:`safe`): cut after escaping, no half escape reaches the terminal."""
     label = f"{span} {operation}"
     if len(label) <= most:
         return label
