@@ -50,6 +50,12 @@ def visible(value: str, *, keep: str = "") -> str:
     return _CONTROL.sub(lambda m: m.group() if m.group() in keep else _shown(m), value)
 
 
+def visible_lines(text: str) -> str:
+    """The report's own lines (``\\n``-separated), each escaped by :func:`visible`: the
+    breaks stay breaks, any other control character in them is shown."""
+    return "\n".join(visible(line) for line in text.split("\n"))
+
+
 def change_text(change: Mapping[str, Any]) -> str:
     """``{"kind": "partition-by", "columns": ["date"]}`` -> ``partition-by columns=date``."""
     params = []
