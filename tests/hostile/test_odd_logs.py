@@ -200,3 +200,46 @@ def test_piped_snapshot_at_breaks_its_header_into_lines(
     code, out, err = run(capsys, "history", str(root), "--since", "7d")
     assert code == 0, err
     assert "\\x0a" not in out and out.startswith("versions 0..2 = "), out
+
+
+# --- 4. wrong types, refused alike by every command -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("where", "change", "field"),
+    [
+        (2, {"add": {**add("b")["add"], "path": 12345}}, "add.path: an int, expected a string"),
+        (0, {"partitionColumns": "d"}, 'metaData.partitionColumns: "d" is not a list'),
+        (0, {"configuration": ["a", "b"]}, "metaData.configuration: a list, expected an object"),
+    ],
+    ids=["integer-add-path", "string-partition-columns", "list-configuration"],
+)
+def test_a_wrong_type_is_exit_3_naming_file_version_and_field_in_every_command(
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    where: int,
+    change: dict[str, Any],
+    field: str,
+) -> None:
+    root = race_log(tmp_path / "t")
+    log = root / "_delta_log"
+    name = f"{where:020d}.json"
+    actions = [json.loads(line) for line in (log / name).read_text().splitlines()]
+    if where == 0:
+        actions[2] = {"metaData": {**actions[2]["metaData"], **change}}
+    else:
+        actions[1] = change
+    (log / name).write_bytes(lines(*actions))
+    for command in (
+        ("history",),
+        ("history", "--format", "json"),
+        ("snapshot",),
+        ("explain", "--format", "json"),
+        ("whatif", "--isolation", "WriteSerializable"),
+    ):
+        code, out, err = run(capsys, command[0], str(root), *command[1:])
+        assert code == 3, (command, err)
+        assert out == "" and "Traceback" not in err
+        first = err.strip().splitlines()[0]
+        for needle in (name, f"version {where}", field):
+            assert needle in first, (command, needle, first)
