@@ -389,8 +389,12 @@ def test_snapshot_of_a_readable_log_equals_deltalakes(
 EXPLAIN_HUMAN = [("--format", "rich"), ("--format", "markdown"), ("--format", "html")]
 
 
+# hostile text a log can hold and still be read (a lone surrogate is refused, exit 3)
+readable_text = st.sampled_from([t for t in HOSTILE_TEXT if t != "\ud800"]) | st.text(max_size=12)
+
+
 @SETTINGS
-@given(name=hostile_text, said=hostile_text, view=st.sampled_from(EXPLAIN_HUMAN))
+@given(name=readable_text, said=readable_text, view=st.sampled_from(EXPLAIN_HUMAN))
 def test_a_race_whose_names_are_hostile_is_shown_escaped(
     capsys: pytest.CaptureFixture[str], name: str, said: str, view: tuple[str, ...]
 ) -> None:
@@ -415,4 +419,5 @@ def test_a_race_whose_names_are_hostile_is_shown_escaped(
         _write(root, files)
         code, out, err = _run(capsys, "explain", str(root), *view)
         _check(("explain", *view), code, out, err)
+        assert code in (0, 1), err
         assert "Timeline" in out or "rich" not in view, out[:2000]
