@@ -33,6 +33,7 @@ from deltaforensics.report.document.whatif import WhatIfDocument
 from deltaforensics.report.plain import (
     NO_APPLY_TEXT,
     commits_by_version,
+    cut,
     recommendations_note,
     visible,
 )
@@ -246,7 +247,7 @@ def _attempts(attempts: Sequence[Attempt], max_rows: int) -> list[str]:
         return []
     rows = [
         [
-            code(a.statement),
+            code(cut(a.statement)),
             f"v{a.read_version}" if a.read_version is not None else "—",
             _outcome(a.outcome, a.code),
             f"v{a.winner_version}" if a.winner_version is not None else "—",
@@ -358,7 +359,7 @@ def whatif_to_markdown(doc: WhatIfDocument | Mapping[str, Any], *, max_rows: int
             loser = (
                 f"v{lo['version']}"
                 if lo.get("version") is not None
-                else f"attempt {code(lo.get('attempt'))}"
+                else f"attempt {code(cut(str(lo.get('attempt') or '')))}"
             )
             rows.append(
                 [
