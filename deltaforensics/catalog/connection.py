@@ -14,12 +14,14 @@ The token itself is returned to the caller only to be kept out of every message.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import logging
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlparse
 
-from deltaforensics.catalog.client import CatalogClient
+from deltaforensics.catalog.client import CatalogClient, check_reachable
 from deltaforensics.errors import CatalogError, UsageError
 
 URL_VARIABLE = "DELTAFORENSICS_UC_URL"
@@ -59,10 +61,14 @@ def connect(
             client=CatalogClient(base_url=url, headers=lambda: headers),
             secrets=(token,) if token else (),
         )
-    return _databricks(subject, profile)
+    return _databricks(subject, profile, environ)
 
 
-def _databricks(subject: str, profile: str | None) -> CatalogConnection:
+def _databricks(subject: str, profile: str | None, environ: Mapping[str, str]) -> CatalogConnection:
+    # an unreachable DATABRICKS_HOST is said at once, before the SDK is even imported
+    host = None if profile else environ.get("DATABRICKS_HOST", "").strip()
+    if host:
+        check_reachable(host if "://" in host else f"https://{host}", subject)
     try:
         from databricks.sdk.core import Config  # noqa: PLC0415
     except ImportError:
@@ -72,11 +78,12 @@ def _databricks(subject: str, profile: str | None) -> CatalogConnection:
             "(pip install 'deltaforensics[catalog]') or --catalog-url for an open-source server",
         ) from None
     try:
-        config: Any = (
-            Config(profile=profile, retry_timeout_seconds=10)
-            if profile
-            else Config(retry_timeout_seconds=10)
-        )
+        with _quiet_sdk():
+            config: Any = (
+                Config(profile=profile, retry_timeout_seconds=10)
+                if profile
+                else Config(retry_timeout_seconds=10)
+            )
         host = config.host
     except ValueError as exc:
         raise CatalogError(subject, f"{NO_CATALOG} (databricks-sdk: {_first_line(exc)})") from None
@@ -85,6 +92,19 @@ def _databricks(subject: str, profile: str | None) -> CatalogConnection:
     headers: Callable[[], Mapping[str, str]] = config.authenticate
     secrets = tuple(s for s in (config.token, config.client_secret) if s)
     return CatalogConnection(client=CatalogClient(base_url=host, headers=headers), secrets=secrets)
+
+
+@contextmanager
+def _quiet_sdk() -> Iterator[None]:
+    """The databricks-sdk's set-up without its log lines (a failed host-metadata probe, which
+    it falls back from): the tool's own message is the one a user reads."""
+    sdk = logging.getLogger("databricks.sdk")
+    level = sdk.level
+    sdk.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        sdk.setLevel(level)
 
 
 def _first_line(exc: BaseException) -> str:

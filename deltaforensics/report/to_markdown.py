@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from deltaforensics.model.diagnostics import Diagnostic
-from deltaforensics.model.words import plural
+from deltaforensics.model.words import agree, plural
 from deltaforensics.report.document.explain import (
     Attempt,
     ExplainDocument,
@@ -222,7 +222,7 @@ def _races(doc: ExplainDocument, max_rows: int, none: str) -> list[str]:
     if quiet:
         out.append(
             f"{plural(len(quiet), 'other race' if risky else 'race')} committed cleanly, and no "
-            "single change tried makes them conflict:"
+            f"single change tried makes {agree(len(quiet), 'it', 'them')} conflict:"
         )
         lines = [f"- ✅ {phrase(safe_race_words(r, commits))}" for r in quiet[:max_rows]]
         if len(quiet) > max_rows:

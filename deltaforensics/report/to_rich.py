@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.text import Text
 
 from deltaforensics.evidence.anomalies import Anomaly
-from deltaforensics.model.words import plural
+from deltaforensics.model.words import agree, plural
 from deltaforensics.report.document.explain import (
     Commit,
     ExplainDocument,
@@ -190,7 +190,8 @@ def _findings(doc: ExplainDocument, commits: Commits, console: Console) -> None:
         head = plural(len(quiet), "other race" if explanations else "race")
         console.print(
             Text(
-                f"✓ {head} committed safely, and no single change makes them fail:",
+                f"✓ {head} committed safely, and no single change makes "
+                f"{agree(len(quiet), 'it', 'them')} fail:",
                 style=LEVEL_STYLES["ok"],
             )
         )
