@@ -14,15 +14,14 @@ The token itself is returned to the caller only to be kept out of every message.
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlparse
 
 from deltaforensics.catalog.client import CatalogClient, check_reachable
 from deltaforensics.errors import CatalogError, UsageError
+from deltaforensics.model.quiet import quiet_logger
 
 URL_VARIABLE = "DELTAFORENSICS_UC_URL"
 NO_CATALOG = (
@@ -78,7 +77,7 @@ def _databricks(subject: str, profile: str | None, environ: Mapping[str, str]) -
             "(pip install 'deltaforensics[catalog]') or --catalog-url for an open-source server",
         ) from None
     try:
-        with _quiet_sdk():
+        with quiet_logger("databricks.sdk"):  # its probe fails: we say so
             config: Any = (
                 Config(profile=profile, retry_timeout_seconds=10)
                 if profile
@@ -92,19 +91,6 @@ def _databricks(subject: str, profile: str | None, environ: Mapping[str, str]) -
     headers: Callable[[], Mapping[str, str]] = config.authenticate
     secrets = tuple(s for s in (config.token, config.client_secret) if s)
     return CatalogConnection(client=CatalogClient(base_url=host, headers=headers), secrets=secrets)
-
-
-@contextmanager
-def _quiet_sdk() -> Iterator[None]:
-    """The databricks-sdk's set-up without its log lines (a failed host-metadata probe, which
-    it falls back from): the tool's own message is the one a user reads."""
-    sdk = logging.getLogger("databricks.sdk")
-    level = sdk.level
-    sdk.setLevel(logging.ERROR)
-    try:
-        yield
-    finally:
-        sdk.setLevel(level)
 
 
 def _first_line(exc: BaseException) -> str:
