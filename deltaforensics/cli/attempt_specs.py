@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from deltaforensics.cli.options import AttemptOptions
 from deltaforensics.errors import UsageError
+
+if TYPE_CHECKING:
+    from deltaforensics.commands import AttemptSpec
 
 
 def error_texts(options: AttemptOptions) -> list[tuple[str, str]]:
@@ -26,27 +29,10 @@ def read_error_text(name: str) -> tuple[str, str]:
         raise UsageError(f"--error {name}: {exc.strerror or exc}") from None
 
 
-def parse_time_ms(text: str, option: str = "--started-at") -> int:
-    """ISO-8601 (no zone: UTC) or epoch milliseconds, as ms since the epoch."""
-    from datetime import UTC, datetime  # noqa: PLC0415
-
-    stripped = text.strip()
-    if stripped.isdigit():
-        return int(stripped)
-    try:
-        moment = datetime.fromisoformat(stripped.replace("Z", "+00:00"))
-    except ValueError:
-        raise UsageError(f"{option} {text!r}: not ISO-8601 or epoch milliseconds") from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return int(moment.timestamp() * 1000)
-
-
-def attempt_specs(options: AttemptOptions) -> list[Any]:
+def attempt_specs(options: AttemptOptions) -> list[AttemptSpec]:
     """The ``--attempt`` statements as the analysis' attempt specs, once their companions are
     checked against them; each error names the option at fault."""
-    from deltaforensics.api import checked_profile  # noqa: PLC0415
-    from deltaforensics.attempts.specs import AttemptSpec  # noqa: PLC0415
+    from deltaforensics.commands import AttemptSpec, checked_profile, parse_time_ms  # noqa: PLC0415
 
     checked_profile(options.attempt_profile)
     statements = options.attempt or []

@@ -8,8 +8,7 @@ from typing import Annotated
 
 import typer
 
-from deltaforensics.cli.attempt_specs import attempt_specs, error_texts
-from deltaforensics.cli.engine_choice import chosen_engine
+from deltaforensics import commands
 from deltaforensics.cli.gate import GatedTable, gate, read_baseline
 from deltaforensics.cli.invocation import invocation_of
 from deltaforensics.cli.options import (
@@ -25,10 +24,8 @@ from deltaforensics.cli.options import (
     TimeWindow,
 )
 from deltaforensics.cli.output import at_terminal, write_report
-from deltaforensics.cli.progress import ProgressBar, reporting
-from deltaforensics.cli.redaction import redacted
-from deltaforensics.cli.storage import catalog_diagnostics, open_table
-from deltaforensics.cli.time_window import chosen_versions
+from deltaforensics.cli.request_parts import evidence, reading, table_access
+from deltaforensics.commands import ExplainRequest, checked_profile, selection_of
 
 
 def explain(
@@ -93,44 +90,35 @@ def explain(
     invocation = invocation_of(ctx)
     invocation.redact = redact
     invocation.one_table_then_exit()
-    from deltaforensics.analysis import analyze  # noqa: PLC0415
-    from deltaforensics.api import checked_profile  # noqa: PLC0415
-    from deltaforensics.report.document import explain_document  # noqa: PLC0415
-
     checked_profile(profile)
-    specs = attempt_specs(attempts)
-    texts = error_texts(attempts)
+    found = evidence(attempts)
     baseline = read_baseline(ci_gate)
     started = datetime.now(UTC)
-    store = open_table(table, storage, invocation, catalog)
-    versions = chosen_versions(
-        store, window, from_version=from_version, to_version=to_version, error_texts=texts
+    request = ExplainRequest(
+        table=table,
+        access=table_access(storage, invocation, catalog),
+        selection=selection_of(
+            from_version=from_version, to_version=to_version, since=window.since, until=window.until
+        ),
+        profile=profile,
+        evidence=found,
+        recommendations=recommendations,
+        all_recommendations=show_all,
+        redact=redact,
+        reading=reading(invocation, engine, keep=True),
     )
-    with ProgressBar("reading the log", quiet=invocation.quiet) as progress:
-        analysis = analyze(
-            reporting(store, progress),
-            from_version=versions.from_version,
-            to_version=versions.to_version,
-            profile_name=profile,
-            error_texts=texts,
-            attempts=specs,
-            engine=chosen_engine(store, engine),
-            recommendations=recommendations,
-            all_recommendations=show_all,
-            window_from=versions.window_from,
-            listing=versions.listing,
-            prefetched=versions.prefetched,
-        )
-    doc = redacted(explain_document(analysis), redact, analysis.transactions.commit_infos())
-    if versions.window is not None:
-        doc["time_window"] = versions.window_dict()
-    doc["diagnostics"] = [*doc["diagnostics"], *catalog_diagnostics(invocation)]
-    invocation.keep(analysis)
+    doc = commands.explain(request)
     fmt = output_format or (
         ExplainFormat.rich if at_terminal() and output is None else ExplainFormat.json
     )
     write_report(doc, fmt, output)
-    chosen = [f.value for f in fail_on or []]
     gated = [GatedTable.of_report(doc)]
-    if gate(gated, chosen, ci_gate, baseline, started=started, quiet=invocation.quiet):
+    if gate(
+        gated,
+        [f.value for f in fail_on or []],
+        ci_gate,
+        baseline,
+        started=started,
+        quiet=invocation.quiet,
+    ):
         raise typer.Exit(1)

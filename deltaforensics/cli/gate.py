@@ -18,6 +18,7 @@ from typing import Any
 from deltaforensics.cli.options import GateOptions
 from deltaforensics.errors import UsageError
 from deltaforensics.report.baseline import Baseline, baseline_json, parse_baseline
+from deltaforensics.report.document import ExplainDocument
 from deltaforensics.report.findings import Finding, findings_of
 from deltaforensics.report.gates import gate_hits
 from deltaforensics.report.junit import Suite, junit_xml
@@ -34,7 +35,12 @@ class GatedTable:
     error: str | None = None
 
     @classmethod
-    def of_report(cls, doc: Mapping[str, Any], name: str | None = None) -> GatedTable:
+    def of_report(
+        cls, report: ExplainDocument | Mapping[str, Any], name: str | None = None
+    ) -> GatedTable:
+        """The findings of an explain report (one an audit wrote is read back as JSON)."""
+        # THE DICT BOUNDARY (issue #30): findings are read from the report's JSON form
+        doc = report.to_dict() if isinstance(report, ExplainDocument) else report
         return cls(name=name, suite=name or doc["table"]["uri"], findings=findings_of(doc))
 
 

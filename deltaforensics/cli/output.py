@@ -8,11 +8,25 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from deltaforensics.cli.options import ExplainFormat, TableFormat
 from deltaforensics.errors import UsageError
+from deltaforensics.model.diagnostics import Diagnostic
+from deltaforensics.report.document import ExplainDocument
 from deltaforensics.report.plain import visible
+
+
+class Document(Protocol):
+    """A report document with diagnostics (``history``, ``snapshot``)."""
+
+    @property
+    def diagnostics(self) -> tuple[Diagnostic, ...]: ...
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+D = TypeVar("D", bound=Document)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -43,7 +57,7 @@ def emit_json(doc: Any) -> None:
     emit(json.dumps(doc, indent=2, default=str))
 
 
-def write_report(doc: dict[str, Any], fmt: ExplainFormat, output: Path | None) -> None:
+def write_report(doc: ExplainDocument, fmt: ExplainFormat, output: Path | None) -> None:
     if fmt is ExplainFormat.rich:
         from rich.console import Console  # noqa: PLC0415
 
@@ -56,7 +70,7 @@ def write_report(doc: dict[str, Any], fmt: ExplainFormat, output: Path | None) -
             render_explain(doc, Console(file=fh, highlight=False, width=120, color_system=None))
         return
     if fmt is ExplainFormat.json:
-        text = json.dumps(doc, indent=2, default=str) + "\n"
+        text = json.dumps(doc.to_dict(), indent=2, default=str) + "\n"
     elif fmt is ExplainFormat.html:
         from deltaforensics.report.to_html import to_html  # noqa: PLC0415
 
@@ -75,22 +89,22 @@ def write_report(doc: dict[str, Any], fmt: ExplainFormat, output: Path | None) -
 
 
 def emit_table_or_json(
-    doc: dict[str, Any],
+    doc: D,
     output_format: TableFormat,
-    table_text: Callable[[dict[str, Any]], str],
+    table_text: Callable[[D], str],
     *,
     quiet: bool,
-    terminal_view: Callable[[dict[str, Any], Console], None] | None = None,
+    terminal_view: Callable[[D, Console], None] | None = None,
 ) -> None:
     """``doc`` as JSON; at a terminal as ``terminal_view`` draws it (warnings included); else
     as ``table_text`` renders it, followed by its warnings on stderr."""
     if output_format is TableFormat.json:
-        emit_json(doc)
+        emit_json(doc.to_dict())
     elif terminal_view is not None and at_terminal():
         terminal_view(doc, terminal_console())
     else:
         emit(table_text(doc))
-        warn(doc["diagnostics"], quiet=quiet)
+        warn([d.to_dict() for d in doc.diagnostics], quiet=quiet)
 
 
 def warn(diagnostics: list[dict[str, Any]], *, quiet: bool) -> None:

@@ -1,0 +1,76 @@
+"""The application layer: one function per command, typed requests in, typed documents out.
+
+The command line (:mod:`deltaforensics.cli`) and the Python API (:mod:`deltaforensics.api`)
+both build a request (:mod:`deltaforensics.commands.requests`) and call the command here; the
+command opens the table, resolves the selection to versions (:func:`deltaforensics.loading.
+resolve_range`), runs the analysis and finishes the document (time window, catalog notes,
+redaction). The command line then only renders it and gates on it; the API wraps it in its
+notebook view. Nothing above this layer imports the log or the analysis.
+"""
+
+from __future__ import annotations
+
+from deltaforensics.attempts.specs import AttemptSpec
+from deltaforensics.commands.audit import AuditPlan, AuditResult, audit, plan_audit, run_planned
+from deltaforensics.commands.explain import explain
+from deltaforensics.commands.history import HistoryRead, history, read_history
+from deltaforensics.commands.profiles import checked_profile
+from deltaforensics.commands.requests import (
+    AroundErrors,
+    AsOf,
+    AuditRequest,
+    Between,
+    Evidence,
+    ExplainRequest,
+    HistoryRequest,
+    Reading,
+    Selection,
+    SnapshotRequest,
+    SparkChoice,
+    Table,
+    TableAccess,
+    Versions,
+    WhatIfRequest,
+    selection_of,
+    snapshot_selection,
+)
+from deltaforensics.commands.snapshot import SnapshotRead, read_snapshot, snapshot
+from deltaforensics.commands.whatif import scenario_changes, whatif
+from deltaforensics.log.selection import parse_time_ms
+
+__all__ = [
+    "AroundErrors",
+    "AsOf",
+    "AttemptSpec",
+    "AuditPlan",
+    "AuditRequest",
+    "AuditResult",
+    "Between",
+    "Evidence",
+    "ExplainRequest",
+    "HistoryRead",
+    "HistoryRequest",
+    "Reading",
+    "Selection",
+    "SnapshotRead",
+    "SnapshotRequest",
+    "SparkChoice",
+    "Table",
+    "TableAccess",
+    "Versions",
+    "WhatIfRequest",
+    "audit",
+    "checked_profile",
+    "explain",
+    "history",
+    "parse_time_ms",
+    "plan_audit",
+    "read_history",
+    "read_snapshot",
+    "run_planned",
+    "scenario_changes",
+    "selection_of",
+    "snapshot",
+    "snapshot_selection",
+    "whatif",
+]

@@ -1,0 +1,75 @@
+"""``history``: one row per commit."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+
+import polars as pl
+
+from deltaforensics.commands.finish import redacted
+from deltaforensics.commands.reading import reporting, spark_engine
+from deltaforensics.commands.requests import HistoryRequest, Versions
+from deltaforensics.commands.selection import resolved
+from deltaforensics.commands.tables import open_table
+from deltaforensics.errors import UsageError
+from deltaforensics.loading import load_commits
+from deltaforensics.model.collector import collector_paused
+from deltaforensics.report.document import HistoryDocument
+from deltaforensics.report.document.history import history_json_chunks
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HistoryRead:
+    """The history as read: its document, whose commit rows stay in their frame (``rows``)
+    until asked for: a value per commit costs more than reading the log, and the JSON text is
+    written from the frame (a redacted history holds its rows in ``head``)."""
+
+    head: HistoryDocument
+    rows: pl.DataFrame | None = None
+
+    def document(self) -> HistoryDocument:
+        if self.rows is None:
+            return self.head
+        full = HistoryDocument.from_commits(self.head.table, self.rows, self.head.diagnostics)
+        return replace(full, time_window=self.head.time_window)
+
+    def json_chunks(self) -> Iterator[str]:
+        """``json.dumps(document().to_dict(), indent=2, default=str)`` in pieces."""
+        if self.rows is None:
+            yield json.dumps(self.head.to_dict(), indent=2, default=str)
+            return
+        yield from history_json_chunks(self.head.to_dict(), self.rows)
+
+
+def read_history(request: HistoryRequest) -> HistoryRead:
+    """The history of ``request``'s table over its selection."""
+    chosen = request.selection
+    if isinstance(chosen, Versions):
+        first, last = chosen.from_version, chosen.to_version
+        if first is not None and last is not None and first > last:
+            raise UsageError("--from-version must not be greater than --to-version")
+    opened = open_table(request.table, request.access)
+    selected = resolved(opened.store, chosen)
+    engine = spark_engine(opened.store, request.reading.spark)
+    # the load's 100,000s of tuples and names live on: the cyclic collector would rescan them
+    with (
+        collector_paused(),
+        reporting(opened.store, request.reading, "reading the log") as store,
+    ):
+        _, commits, diagnostics = load_commits(
+            opened.store if engine is not None else store,
+            from_version=selected.from_version,
+            to_version=selected.to_version,
+            engine=engine,
+        )
+    head = HistoryDocument(table=opened.store.uri, commits=(), diagnostics=diagnostics)
+    if request.redact:
+        full = redacted(HistoryRead(head=head, rows=commits).document(), True)
+        return HistoryRead(head=replace(full, time_window=selected.window_dict()))
+    return HistoryRead(head=replace(head, time_window=selected.window_dict()), rows=commits)
+
+
+def history(request: HistoryRequest) -> HistoryDocument:
+    return read_history(request).document()

@@ -1,0 +1,85 @@
+"""``whatif``: what a change of layout or isolation would avoid or introduce."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from deltaforensics.analysis import analyze, observed_attempts, read_error_texts
+from deltaforensics.commands.finish import redacted
+from deltaforensics.commands.profiles import checked_profile
+from deltaforensics.commands.requests import WhatIfRequest
+from deltaforensics.commands.selection import resolved
+from deltaforensics.commands.tables import open_table
+from deltaforensics.errors import UsageError
+from deltaforensics.report.document import WhatIfDocument
+from deltaforensics.report.document.explain import Table
+from deltaforensics.whatif.document import evaluation_for
+from deltaforensics.whatif.scenario import (
+    Change,
+    DeletionVectors,
+    ExplicitMergePredicates,
+    IsolationChange,
+    Liquid,
+    PartitionBy,
+    Scenario,
+)
+
+
+def whatif(request: WhatIfRequest) -> WhatIfDocument:
+    """The what-if report of ``request``'s changes on its table's history."""
+    checked_profile(request.profile)
+    if not request.changes:
+        raise UsageError(NO_CHANGE)
+    opened = open_table(request.table, request.access)
+    errors = read_error_texts(request.evidence.error_texts)
+    selected = resolved(opened.store, request.selection, errors=errors)
+    analysis = analyze(
+        opened.store,
+        selected=selected,
+        profile_name=request.profile,
+        error_texts=errors,
+        attempts=request.evidence.attempts,
+        recommendations=False,
+    )
+    evaluation = evaluation_for(analysis, (), observed_attempts(analysis))
+    comparison = evaluation.compare(Scenario.of(*request.changes))
+    doc = WhatIfDocument.from_comparison(comparison, Table.from_analysis(analysis))
+    doc = redacted(doc, request.redact, analysis.transactions.commit_infos())
+    return replace(doc, time_window=selected.window_dict())
+
+
+NO_CHANGE = (
+    "name at least one change: --partition-by, --isolation, --deletion-vectors, "
+    "--liquid, --explicit-merge-predicates"
+)
+
+
+def scenario_changes(
+    *,
+    partition_by: tuple[str, ...] = (),
+    isolation: str | None = None,
+    deletion_vectors: bool = False,
+    liquid: tuple[str, ...] = (),
+    explicit_merge_predicates: bool = False,
+) -> tuple[Change, ...]:
+    """The what-if changes named, in this order; at least one."""
+    changes: list[Change] = []
+    if partition_by:
+        changes.append(PartitionBy(partition_by))
+    if isolation:
+        if isolation.strip().lower() not in (
+            "serializable",
+            "writeserializable",
+            "snapshotisolation",
+        ):
+            raise UsageError("--isolation is Serializable or WriteSerializable")
+        changes.append(IsolationChange(isolation.strip()))
+    if deletion_vectors:
+        changes.append(DeletionVectors())
+    if liquid:
+        changes.append(Liquid(liquid))
+    if explicit_merge_predicates:
+        changes.append(ExplicitMergePredicates())
+    if not changes:
+        raise UsageError(NO_CHANGE)
+    return tuple(changes)
