@@ -11,15 +11,13 @@ import polars as pl
 
 from deltaforensics.engines.base import Engine
 from deltaforensics.loading import (
-    FILE_STATS_BUDGET,
-    WINDOW_LOOKBACK,
     LoadedLog,
     holds_file_stats,
     load,
     load_commits,
     open_store,
 )
-from deltaforensics.log.selection import ResolvedRange
+from deltaforensics.log.selection import FILE_STATS_BUDGET, WINDOW_LOOKBACK, ResolvedRange
 from deltaforensics.log.storage import LogStore
 from deltaforensics.model.collector import collector_paused
 from deltaforensics.model.diagnostic_codes import (
@@ -195,6 +193,7 @@ def analyze_loaded(
     from deltaforensics.profiles import profile_by_name  # noqa: PLC0415
     from deltaforensics.transactions import reconstruct_transactions  # noqa: PLC0415
 
+    texts = read_error_texts(error_texts)
     profile = profile_by_name(profile_name) if profile_name else None
     txns = reconstruct_transactions(loaded.replay, profile=profile)
     lo = from_version if from_version is not None else -1
@@ -206,9 +205,7 @@ def analyze_loaded(
         for a in find_anomalies(txns, loaded.replay, loaded.listing.commit_versions)
         if not a.versions or max(a.versions) >= lo
     ]
-    evidence_found, error_conflicts = _error_evidence(
-        read_error_texts(error_texts), txns, loaded.replay, diags
-    )
+    evidence_found, error_conflicts = _error_evidence(texts, txns, loaded.replay, diags)
     result = ConflictAnalysis(
         loaded=loaded,
         transactions=txns,

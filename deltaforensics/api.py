@@ -180,7 +180,7 @@ def explain(
         access=_access(storage_options),
         selection=_selection(from_version, to_version, since, until),
         profile=profile,
-        evidence=commands.Evidence(error_texts=_named(errors), attempts=tuple(attempts)),
+        evidence=commands.Evidence.read(_named(errors), attempts),
         recommendations=recommendations,
         redact=redact,
     )
@@ -265,7 +265,7 @@ def whatif(
         access=_access(storage_options),
         selection=_selection(from_version, to_version, since, until),
         profile=profile,
-        evidence=commands.Evidence(error_texts=_named(errors), attempts=tuple(attempts)),
+        evidence=commands.Evidence.read(_named(errors), attempts),
         redact=redact,
     )
     return _viewed(WhatIfReport, commands.whatif(request))

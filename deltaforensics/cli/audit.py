@@ -9,7 +9,6 @@ from typing import Annotated, Any
 
 import typer
 
-from deltaforensics import commands
 from deltaforensics.cli.gate import GatedTable, gate, read_baseline
 from deltaforensics.cli.invocation import invocation_of
 from deltaforensics.cli.options import (
@@ -24,6 +23,7 @@ from deltaforensics.cli.output import emit, emit_json
 from deltaforensics.cli.progress import ProgressBar
 from deltaforensics.cli.request_parts import spark_choice
 from deltaforensics.commands import AuditRequest
+from deltaforensics.commands.audit import plan_audit, run_planned
 from deltaforensics.report.audit import audit_text
 
 
@@ -86,7 +86,7 @@ def audit(
     def remember(secrets: tuple[str, ...]) -> None:
         invocation.secrets = secrets
 
-    plan = commands.plan_audit(
+    plan = plan_audit(
         AuditRequest(
             config=config,
             state=state,
@@ -104,7 +104,7 @@ def audit(
     invocation.redact = redact
     baseline = read_baseline(ci_gate)
     started = datetime.now(UTC)
-    result = commands.run_planned(plan)
+    result = run_planned(plan)
     summary = result.summary
     if output_format is TableFormat.json:
         emit_json(summary)

@@ -8,7 +8,6 @@ from typing import Annotated
 
 import typer
 
-from deltaforensics import commands
 from deltaforensics.cli.gate import GatedTable, gate, read_baseline
 from deltaforensics.cli.invocation import invocation_of
 from deltaforensics.cli.options import (
@@ -24,8 +23,9 @@ from deltaforensics.cli.options import (
     TimeWindow,
 )
 from deltaforensics.cli.output import at_terminal, write_report
-from deltaforensics.cli.request_parts import evidence, reading, table_access
+from deltaforensics.cli.request_parts import evidence, hooks, spark_choice, table_access
 from deltaforensics.commands import ExplainRequest, checked_profile, selection_of
+from deltaforensics.commands.explain import explain_report
 
 
 def explain(
@@ -105,9 +105,9 @@ def explain(
         recommendations=recommendations,
         all_recommendations=show_all,
         redact=redact,
-        reading=reading(invocation, engine, keep=True),
+        spark=spark_choice(engine),
     )
-    doc = commands.explain(request)
+    doc = explain_report(request, hooks(invocation, keep=True))
     fmt = output_format or (
         ExplainFormat.rich if at_terminal() and output is None else ExplainFormat.json
     )

@@ -7,7 +7,6 @@ from typing import Annotated
 
 import typer
 
-from deltaforensics import commands
 from deltaforensics.cli.invocation import table_command_invocation
 from deltaforensics.cli.options import (
     CatalogAccess,
@@ -20,8 +19,9 @@ from deltaforensics.cli.options import (
     TimeWindow,
 )
 from deltaforensics.cli.output import emit_table_or_json
-from deltaforensics.cli.request_parts import reading, table_access
+from deltaforensics.cli.request_parts import hooks, spark_choice, table_access
 from deltaforensics.commands import HistoryRequest, selection_of
+from deltaforensics.commands.history import read_history
 from deltaforensics.report.history import history_text
 from deltaforensics.report.terminal_views import render_history
 
@@ -56,9 +56,9 @@ def history(
         access=table_access(storage, invocation, catalog),
         selection=selection,
         redact=redact,
-        reading=reading(invocation, engine),
+        spark=spark_choice(engine),
     )
-    read = commands.read_history(request)
+    read = read_history(request, hooks(invocation))
     if output_format is TableFormat.json and read.rows is not None:
         # the rows straight to text: a value per commit costs more than reading the log
         for chunk in read.json_chunks():

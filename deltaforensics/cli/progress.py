@@ -16,9 +16,14 @@ class ProgressBar:
         self.bar: Any = None
         self.task: Any = None
 
+    @staticmethod
+    def shows(*, quiet: bool) -> bool:
+        """Whether a bar is drawn: stderr is a terminal and ``--quiet`` was not given."""
+        return not quiet and sys.stderr.isatty()
+
     def __enter__(self) -> Callable[[int, int, str], None] | None:
         """The function told of each file read; ``None`` when no bar is shown."""
-        if self.quiet or not sys.stderr.isatty():
+        if not self.shows(quiet=self.quiet):
             return None
         from rich.console import Console  # noqa: PLC0415
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn  # noqa: PLC0415

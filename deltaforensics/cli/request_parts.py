@@ -9,7 +9,7 @@ from deltaforensics.cli.attempt_specs import attempt_specs, error_texts
 from deltaforensics.cli.invocation import Invocation
 from deltaforensics.cli.options import AttemptOptions, CatalogAccess, EngineChoice, StorageAccess
 from deltaforensics.cli.progress import ProgressBar
-from deltaforensics.commands import Evidence, Reading, SparkChoice, TableAccess
+from deltaforensics.commands import Evidence, Hooks, SparkChoice, TableAccess
 from deltaforensics.commands.tables import storage_options
 
 
@@ -37,13 +37,12 @@ def spark_choice(engine: EngineChoice | None) -> SparkChoice | None:
     return SparkChoice(master=engine.spark_master, conf=tuple(engine.spark_conf or ()))
 
 
-def reading(
-    invocation: Invocation, engine: EngineChoice | None = None, *, keep: bool = False
-) -> Reading:
-    """A progress bar on stderr while the log is read (unless ``--quiet``)."""
-    return Reading(
-        spark=spark_choice(engine),
-        progress=partial(ProgressBar, quiet=invocation.quiet),
+def hooks(invocation: Invocation, *, keep: bool = False) -> Hooks:
+    """A progress bar on stderr while the log is read (unless ``--quiet`` or not a terminal);
+    with ``keep``, the analysis kept to the process' end."""
+    shown = ProgressBar.shows(quiet=invocation.quiet)
+    return Hooks(
+        progress=partial(ProgressBar, quiet=invocation.quiet) if shown else None,
         keep=invocation.keep if keep else None,
     )
 
@@ -51,4 +50,4 @@ def reading(
 def evidence(attempts: AttemptOptions) -> Evidence:
     """The ``--attempt`` specs checked, then the ``--error`` texts read."""
     specs = attempt_specs(attempts)
-    return Evidence(error_texts=tuple(error_texts(attempts)), attempts=tuple(specs))
+    return Evidence.read(error_texts(attempts), specs)

@@ -7,7 +7,6 @@ from typing import Annotated
 
 import typer
 
-from deltaforensics import commands
 from deltaforensics.cli.invocation import table_command_invocation
 from deltaforensics.cli.options import (
     CatalogAccess,
@@ -19,8 +18,9 @@ from deltaforensics.cli.options import (
     TableFormatOpt,
 )
 from deltaforensics.cli.output import emit_table_or_json
-from deltaforensics.cli.request_parts import reading, table_access
+from deltaforensics.cli.request_parts import hooks, spark_choice, table_access
 from deltaforensics.commands import SnapshotRequest, snapshot_selection
+from deltaforensics.commands.snapshot import read_snapshot
 from deltaforensics.report.history import snapshot_text
 from deltaforensics.report.terminal_views import render_snapshot
 
@@ -57,9 +57,9 @@ def snapshot(
         access=table_access(storage, invocation, catalog),
         selection=snapshot_selection(version=version, at=at),
         redact=redact,
-        reading=reading(invocation, engine),
+        spark=spark_choice(engine),
     )
-    read = commands.read_snapshot(request)
+    read = read_snapshot(request, hooks(invocation))
     if output_format is TableFormat.json:
         for chunk in read.json_chunks():  # a million files are written in slices
             sys.stdout.write(chunk)

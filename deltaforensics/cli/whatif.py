@@ -6,7 +6,6 @@ from typing import Annotated
 
 import typer
 
-from deltaforensics import commands
 from deltaforensics.cli.invocation import invocation_of
 from deltaforensics.cli.options import (
     AttemptOptions,
@@ -20,6 +19,7 @@ from deltaforensics.cli.options import (
 from deltaforensics.cli.output import at_terminal, emit, emit_json, terminal_console
 from deltaforensics.cli.request_parts import evidence, table_access
 from deltaforensics.commands import WhatIfRequest, checked_profile, scenario_changes, selection_of
+from deltaforensics.commands.whatif import whatif_report
 from deltaforensics.report.terminal_views import render_whatif
 from deltaforensics.report.to_markdown import whatif_to_markdown
 
@@ -107,7 +107,7 @@ def whatif(
         profile=profile,
         redact=redact,
     )
-    doc = commands.whatif(request)
+    doc = whatif_report(request)
     fmt = output_format or (WhatIfFormat.rich if at_terminal() else WhatIfFormat.json)
     if fmt is WhatIfFormat.markdown:
         emit(whatif_to_markdown(doc, max_rows=len(doc.pairs) + 1 if show_all else 50))

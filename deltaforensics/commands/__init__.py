@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from deltaforensics.attempts.specs import AttemptSpec
 from deltaforensics.commands.audit import AuditPlan, AuditResult, audit, plan_audit, run_planned
-from deltaforensics.commands.explain import explain
+from deltaforensics.commands.explain import explain_report
 from deltaforensics.commands.history import HistoryRead, history, read_history
 from deltaforensics.commands.profiles import checked_profile
 from deltaforensics.commands.requests import (
@@ -23,7 +23,7 @@ from deltaforensics.commands.requests import (
     Evidence,
     ExplainRequest,
     HistoryRequest,
-    Reading,
+    Hooks,
     Selection,
     SnapshotRequest,
     SparkChoice,
@@ -35,8 +35,12 @@ from deltaforensics.commands.requests import (
     snapshot_selection,
 )
 from deltaforensics.commands.snapshot import SnapshotRead, read_snapshot, snapshot
-from deltaforensics.commands.whatif import scenario_changes, whatif
+from deltaforensics.commands.whatif import scenario_changes, whatif_report
 from deltaforensics.log.selection import parse_time_ms
+
+# the commands by the names the Python API gives them
+explain = explain_report
+whatif = whatif_report
 
 __all__ = [
     "AroundErrors",
@@ -50,7 +54,7 @@ __all__ = [
     "ExplainRequest",
     "HistoryRead",
     "HistoryRequest",
-    "Reading",
+    "Hooks",
     "Selection",
     "SnapshotRead",
     "SnapshotRequest",

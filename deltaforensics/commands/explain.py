@@ -4,40 +4,38 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from deltaforensics.analysis import analyze, read_error_texts
+from deltaforensics.analysis import analyze
 from deltaforensics.commands.finish import redacted
 from deltaforensics.commands.profiles import checked_profile
-from deltaforensics.commands.reading import reporting, spark_engine
-from deltaforensics.commands.requests import ExplainRequest
-from deltaforensics.commands.selection import resolved
+from deltaforensics.commands.reading import Progress
+from deltaforensics.commands.requests import NO_HOOKS, ExplainRequest, Hooks
 from deltaforensics.commands.tables import open_table
+from deltaforensics.log.selection import resolve_range
 from deltaforensics.report.document import ExplainDocument
 
 
-def explain(request: ExplainRequest) -> ExplainDocument:
+def explain_report(request: ExplainRequest, hooks: Hooks = NO_HOOKS) -> ExplainDocument:
     """The explain report of ``request``'s table over its selection."""
     checked_profile(request.profile)
-    opened = open_table(request.table, request.access)
-    errors = read_error_texts(request.evidence.error_texts)
-    selected = resolved(opened.store, request.selection, errors=errors)
-    with reporting(opened.store, request.reading, "reading the log") as store:
+    evidence = request.evidence
+    progress = Progress(hooks)
+    opened = open_table(request.table, request.access, request.spark, progress)
+    selected = resolve_range(opened.store, request.selection, error_times=evidence.error_times)
+    with progress.shown("reading the log"):
         analysis = analyze(
-            store,
+            opened.watched,
             selected=selected,
             profile_name=request.profile,
-            error_texts=errors,
-            attempts=request.evidence.attempts,
-            engine=spark_engine(opened.store, request.reading.spark),
+            error_texts=evidence.error_texts,
+            attempts=evidence.attempts,
+            engine=opened.engine,
             recommendations=request.recommendations,
             all_recommendations=request.all_recommendations,
         )
-    doc = redacted(
-        ExplainDocument.from_analysis(analysis),
-        request.redact,
-        analysis.transactions.commit_infos(),
-    )
-    if request.reading.keep is not None:
-        request.reading.keep(analysis)
+    doc = ExplainDocument.from_analysis(analysis)
+    doc = redacted(doc, request.redact, analysis.transactions.commit_infos())
+    if hooks.keep is not None:
+        hooks.keep(analysis)
     return replace(
         doc,
         time_window=selected.window_dict(),

@@ -9,12 +9,12 @@ from dataclasses import dataclass, replace
 import polars as pl
 
 from deltaforensics.commands.finish import redacted
-from deltaforensics.commands.reading import reporting, spark_engine
-from deltaforensics.commands.requests import HistoryRequest, Versions
-from deltaforensics.commands.selection import resolved
+from deltaforensics.commands.reading import Progress
+from deltaforensics.commands.requests import NO_HOOKS, HistoryRequest, Hooks, Versions
 from deltaforensics.commands.tables import open_table
 from deltaforensics.errors import UsageError
 from deltaforensics.loading import load_commits
+from deltaforensics.log.selection import resolve_range
 from deltaforensics.model.collector import collector_paused
 from deltaforensics.report.document import HistoryDocument
 from deltaforensics.report.document.history import history_json_chunks
@@ -43,26 +43,23 @@ class HistoryRead:
         yield from history_json_chunks(self.head.to_dict(), self.rows)
 
 
-def read_history(request: HistoryRequest) -> HistoryRead:
+def read_history(request: HistoryRequest, hooks: Hooks = NO_HOOKS) -> HistoryRead:
     """The history of ``request``'s table over its selection."""
     chosen = request.selection
     if isinstance(chosen, Versions):
         first, last = chosen.from_version, chosen.to_version
         if first is not None and last is not None and first > last:
             raise UsageError("--from-version must not be greater than --to-version")
-    opened = open_table(request.table, request.access)
-    selected = resolved(opened.store, chosen)
-    engine = spark_engine(opened.store, request.reading.spark)
+    progress = Progress(hooks)
+    opened = open_table(request.table, request.access, request.spark, progress)
+    selected = resolve_range(opened.store, chosen)
     # the load's 100,000s of tuples and names live on: the cyclic collector would rescan them
-    with (
-        collector_paused(),
-        reporting(opened.store, request.reading, "reading the log") as store,
-    ):
+    with collector_paused(), progress.shown("reading the log"):
         _, commits, diagnostics = load_commits(
-            opened.store if engine is not None else store,
+            opened.store if opened.engine is not None else opened.watched,
             from_version=selected.from_version,
             to_version=selected.to_version,
-            engine=engine,
+            engine=opened.engine,
         )
     head = HistoryDocument(table=opened.store.uri, commits=(), diagnostics=diagnostics)
     if request.redact:
@@ -71,5 +68,5 @@ def read_history(request: HistoryRequest) -> HistoryRead:
     return HistoryRead(head=replace(head, time_window=selected.window_dict()), rows=commits)
 
 
-def history(request: HistoryRequest) -> HistoryDocument:
-    return read_history(request).document()
+def history(request: HistoryRequest, hooks: Hooks = NO_HOOKS) -> HistoryDocument:
+    return read_history(request, hooks).document()

@@ -5,20 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from deltaforensics.commands.requests import Reading, SparkChoice
-from deltaforensics.engines.base import Engine
+from deltaforensics.commands.requests import Hooks, ProgressFn
 from deltaforensics.errors import UsageError
-from deltaforensics.log.storage import LogStore, ReportingStore
-
-
-def spark_engine(store: LogStore, spark: SparkChoice | None) -> Engine | None:
-    """The Spark engine ``spark`` asks for; ``None`` means the default polars engine."""
-    if spark is None:
-        return None
-    settings = spark_settings(spark.conf)
-    from deltaforensics.engines.spark_engine import SparkEngine  # noqa: PLC0415
-
-    return SparkEngine(store, master=spark.master, conf=settings)
 
 
 def spark_settings(conf: tuple[str, ...] | list[str] | None) -> dict[str, str]:
@@ -38,20 +26,28 @@ def spark_settings(conf: tuple[str, ...] | list[str] | None) -> dict[str, str]:
     return settings
 
 
-@contextmanager
-def reporting(store: LogStore, reading: Reading, what: str) -> Iterator[LogStore]:
-    """``store``, reporting how many log files it has read to the request's progress display
-    while the block runs (``store`` itself when nothing is shown)."""
-    if reading.progress is None:
-        yield store
-        return
-    with reading.progress(what) as progress:
-        if progress is None:
-            yield store
+class Progress:
+    """The caller's progress display: a store reporting to :meth:`on_read` (a
+    :class:`~deltaforensics.log.storage.ReportingStore`) shows the log files it reads while
+    the display is :meth:`shown` (before and after, nothing is shown)."""
+
+    def __init__(self, hooks: Hooks) -> None:
+        self._open = hooks.progress
+        self.wanted = hooks.progress is not None
+        self._shown: ProgressFn | None = None
+
+    @contextmanager
+    def shown(self, what: str) -> Iterator[None]:
+        if self._open is None:
+            yield
             return
-        shown = progress
+        with self._open(what) as shown:
+            self._shown = shown
+            try:
+                yield
+            finally:
+                self._shown = None
 
-        def on_read(done: int, total: int) -> None:
-            shown(done, total, "log files" if done < total else "log files read; analysing")
-
-        yield ReportingStore(store, on_read)
+    def on_read(self, done: int, total: int) -> None:
+        if self._shown is not None:
+            self._shown(done, total, "log files" if done < total else "log files read; analysing")

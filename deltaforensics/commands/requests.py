@@ -10,12 +10,13 @@ typed report documents (:mod:`deltaforensics.report.document`).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from deltaforensics.analysis import ErrorText, error_times, read_error_texts
 from deltaforensics.errors import UsageError
 from deltaforensics.log.selection import AroundErrors, AsOf, Between, Selection, Versions
 from deltaforensics.log.storage import LogStore
@@ -32,7 +33,7 @@ __all__ = [
     "Evidence",
     "ExplainRequest",
     "HistoryRequest",
-    "Reading",
+    "Hooks",
     "Selection",
     "SnapshotRequest",
     "SparkChoice",
@@ -63,11 +64,24 @@ class TableAccess:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Evidence:
-    """What the user brings about a failure: ``--error`` texts as ``(name, text)`` and
-    ``--attempt`` statements. (Failures read from sources, such as job runs, will join here.)"""
+    """What the user brings about a failure: ``--error`` texts, each read once for the Delta
+    exceptions in it, and ``--attempt`` statements. (Failures read from sources, such as job
+    runs, will join here.)"""
 
-    error_texts: tuple[tuple[str, str], ...] = ()
+    error_texts: tuple[ErrorText, ...] = ()
     attempts: tuple[AttemptSpec, ...] = ()
+    # when the texts' failures were logged (analysis.error_times), for the window around them
+    error_times: tuple[int, ...] = field(init=False, default=())
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "error_times", error_times(self.error_texts))
+
+    @classmethod
+    def read(
+        cls, error_texts: Iterable[tuple[str, str]] = (), attempts: Iterable[AttemptSpec] = ()
+    ) -> Evidence:
+        """``(name, text)`` pairs parsed, with the attempts."""
+        return cls(error_texts=read_error_texts(error_texts), attempts=tuple(attempts))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -79,15 +93,18 @@ class SparkChoice:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Reading:
-    """How the log is read: by Spark or the default polars engine; ``progress`` opens a
-    progress display around the reading (a context giving the function told of each file, or
-    ``None`` when nothing is shown); ``keep`` is handed the analysis so that the command line
-    can keep it alive to the process' end (releasing it costs time for nothing)."""
+class Hooks:
+    """What the caller's process hooks into a command, beside the request: ``progress`` opens
+    a progress display around the reading of the log (a context giving the function told of
+    each file read, or ``None`` when nothing is shown); ``keep`` is handed the analysis so
+    that the command line can keep it alive to the process' end (releasing it costs time for
+    nothing)."""
 
-    spark: SparkChoice | None = None
     progress: Callable[[str], AbstractContextManager[ProgressFn | None]] | None = None
     keep: Callable[[object], None] | None = None
+
+
+NO_HOOKS = Hooks()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -100,7 +117,7 @@ class ExplainRequest:
     recommendations: bool = True
     all_recommendations: bool = False
     redact: bool = False
-    reading: Reading = Reading()
+    spark: SparkChoice | None = None  # the engine reading the log (None: polars)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -112,7 +129,6 @@ class WhatIfRequest:
     profile: str | None = None
     evidence: Evidence = Evidence()
     redact: bool = False
-    reading: Reading = Reading()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -121,7 +137,7 @@ class HistoryRequest:
     access: TableAccess = TableAccess()
     selection: Versions | Between = field(default_factory=Versions)
     redact: bool = False
-    reading: Reading = Reading()
+    spark: SparkChoice | None = None  # the engine reading the log (None: polars)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -130,7 +146,7 @@ class SnapshotRequest:
     access: TableAccess = TableAccess()
     selection: AsOf = field(default_factory=AsOf)
     redact: bool = False
-    reading: Reading = Reading()
+    spark: SparkChoice | None = None  # the engine reading the log (None: polars)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -7,13 +7,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from deltaforensics.commands.finish import redacted
-from deltaforensics.commands.reading import reporting, spark_engine
-from deltaforensics.commands.requests import SnapshotRequest
-from deltaforensics.commands.selection import resolved
+from deltaforensics.commands.reading import Progress
+from deltaforensics.commands.requests import NO_HOOKS, Hooks, SnapshotRequest
 from deltaforensics.commands.tables import open_table
 from deltaforensics.engines.polars_engine import PolarsEngine
 from deltaforensics.loading import load
-from deltaforensics.log.selection import ResolvedRange
+from deltaforensics.log.selection import ResolvedRange, resolve_range
 from deltaforensics.model.diagnostics import Diagnostic
 from deltaforensics.report.document import SnapshotDocument
 from deltaforensics.snapshot import Snapshot
@@ -44,13 +43,13 @@ class SnapshotRead:
         yield from snapshot_json_chunks(self.uri, self.snapshot, self.diagnostics)
 
 
-def read_snapshot(request: SnapshotRequest) -> SnapshotRead:
+def read_snapshot(request: SnapshotRequest, hooks: Hooks = NO_HOOKS) -> SnapshotRead:
     """The snapshot of ``request``'s table at the version it selects."""
-    opened = open_table(request.table, request.access)
-    selected = resolved(opened.store, request.selection)
-    spark = spark_engine(opened.store, request.reading.spark)
-    with reporting(opened.store, request.reading, "reading the log") as store:
-        engine = spark or PolarsEngine(store, with_stats=False)
+    progress = Progress(hooks)
+    opened = open_table(request.table, request.access, request.spark, progress)
+    selected = resolve_range(opened.store, request.selection)
+    engine = opened.engine or PolarsEngine(opened.watched, with_stats=False)
+    with progress.shown("reading the log"):
         loaded = load(
             opened.store,
             version=selected.to_version,
@@ -68,5 +67,5 @@ def read_snapshot(request: SnapshotRequest) -> SnapshotRead:
     )
 
 
-def snapshot(request: SnapshotRequest) -> SnapshotDocument:
-    return read_snapshot(request).document()
+def snapshot(request: SnapshotRequest, hooks: Hooks = NO_HOOKS) -> SnapshotDocument:
+    return read_snapshot(request, hooks).document()

@@ -11,35 +11,57 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from deltaforensics.catalog.names import TableName
-from deltaforensics.commands.requests import Table, TableAccess
+from deltaforensics.commands.reading import Progress, spark_settings
+from deltaforensics.commands.requests import SparkChoice, Table, TableAccess
+from deltaforensics.engines.base import Engine
 from deltaforensics.log.options import (
     load_storage_options,
     redact,
     secret_values,
     storage_options_from_env,
 )
-from deltaforensics.log.storage import FsspecLogStore, LogStore
+from deltaforensics.log.storage import FsspecLogStore, LogStore, ReportingStore
 from deltaforensics.model.diagnostic_codes import CATALOG_MANAGED_TABLE
 from deltaforensics.model.diagnostics import Diagnostic, warning
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class OpenedTable:
+    """The table's log store; the same store reporting its reads to the progress display
+    (``watched``); the engine that reads it (``None``: the default polars engine)."""
+
     store: LogStore
+    watched: LogStore
+    engine: Engine | None = None
     notes: tuple[Diagnostic, ...] = ()  # what the catalog could not show
 
 
-def open_table(table: Table, access: TableAccess) -> OpenedTable:
-    """The log store of ``table`` (a store, a path, a URL, or a catalog name)."""
+def open_table(
+    table: Table, access: TableAccess, spark: SparkChoice | None, progress: Progress
+) -> OpenedTable:
+    """The log store of ``table`` (a store, a path, a URL, or a catalog name), the engine
+    ``spark`` names for it, and the store as ``progress`` watches it."""
+    settings = None if spark is None else spark_settings(spark.conf)
+    store, notes = _store(table, access)
+    watched = ReportingStore(store, progress.on_read) if progress.wanted else store
+    if spark is None or settings is None:
+        return OpenedTable(store=store, watched=watched, notes=notes)
+    from deltaforensics.engines.spark_engine import SparkEngine  # noqa: PLC0415
+
+    engine = SparkEngine(store, master=spark.master, conf=settings)
+    return OpenedTable(store=store, watched=watched, engine=engine, notes=notes)
+
+
+def _store(table: Table, access: TableAccess) -> tuple[LogStore, tuple[Diagnostic, ...]]:
     if not isinstance(table, str | os.PathLike):
-        return OpenedTable(store=table)
+        return table, ()
     uri = os.fspath(table)
     options = dict(access.storage_options)
     if options and access.on_secret is not None:
         access.on_secret(tuple(secret_values(options)))
     name = catalog_name(uri)
     if name is None:
-        return OpenedTable(store=FsspecLogStore.from_uri(uri, options))
+        return FsspecLogStore.from_uri(uri, options), ()
     from deltaforensics.catalog.connection import connect  # noqa: PLC0415
     from deltaforensics.catalog.tables import open_catalog_table  # noqa: PLC0415
 
@@ -50,7 +72,7 @@ def open_table(table: Table, access: TableAccess) -> OpenedTable:
     tell(tuple(connection.secrets))
     opened = open_catalog_table(name, connection.client, options, on_secret=tell)
     notes = tuple(warning(CATALOG_MANAGED_TABLE, n) for n in filter(None, [opened.unseen]))
-    return OpenedTable(store=opened.store, notes=notes)
+    return opened.store, notes
 
 
 def catalog_name(table: str) -> TableName | None:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from deltaforensics.analysis import analyze, observed_attempts, read_error_texts
+from deltaforensics.analysis import analyze, observed_attempts
 from deltaforensics.commands.finish import redacted
 from deltaforensics.commands.profiles import checked_profile
-from deltaforensics.commands.requests import WhatIfRequest
-from deltaforensics.commands.selection import resolved
+from deltaforensics.commands.reading import Progress
+from deltaforensics.commands.requests import NO_HOOKS, Hooks, WhatIfRequest
 from deltaforensics.commands.tables import open_table
 from deltaforensics.errors import UsageError
+from deltaforensics.log.selection import resolve_range
 from deltaforensics.report.document import WhatIfDocument
 from deltaforensics.report.document.explain import Table
 from deltaforensics.whatif.document import evaluation_for
@@ -25,20 +26,20 @@ from deltaforensics.whatif.scenario import (
 )
 
 
-def whatif(request: WhatIfRequest) -> WhatIfDocument:
+def whatif_report(request: WhatIfRequest, hooks: Hooks = NO_HOOKS) -> WhatIfDocument:
     """The what-if report of ``request``'s changes on its table's history."""
     checked_profile(request.profile)
     if not request.changes:
         raise UsageError(NO_CHANGE)
-    opened = open_table(request.table, request.access)
-    errors = read_error_texts(request.evidence.error_texts)
-    selected = resolved(opened.store, request.selection, errors=errors)
+    evidence = request.evidence
+    opened = open_table(request.table, request.access, None, Progress(hooks))
+    selected = resolve_range(opened.store, request.selection, error_times=evidence.error_times)
     analysis = analyze(
         opened.store,
         selected=selected,
         profile_name=request.profile,
-        error_texts=errors,
-        attempts=request.evidence.attempts,
+        error_texts=evidence.error_texts,
+        attempts=evidence.attempts,
         recommendations=False,
     )
     evaluation = evaluation_for(analysis, (), observed_attempts(analysis))

@@ -14,12 +14,14 @@ The times are the user's words: ISO-8601 (no zone means UTC), epoch milliseconds
 from __future__ import annotations
 
 import re
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from deltaforensics.errors import UsageError
-from deltaforensics.log.checkpoint_prefetch import CheckpointPrefetch
+from deltaforensics.errors import TimeWindowError, UsageError
+from deltaforensics.log.checkpoint_prefetch import CheckpointPrefetch, prefetch_checkpoint
 from deltaforensics.log.commit_times import VersionWindow, window_versions
 from deltaforensics.log.listing import LogListing, list_log
 from deltaforensics.log.storage import LogStore
@@ -106,6 +108,91 @@ def placed_window(
         listing=listing,
         prefetched=prefetched,
     )
+
+
+# A time window's analysis starts from a checkpoint at least this many commits before the
+# window: a transaction in it that read an older version has winners before that (a W302
+# diagnostic names them), which on a busy table means a job that ran through 250 commits.
+WINDOW_LOOKBACK = 250
+
+
+# A history whose segment (commit files and checkpoint) is smaller than this many bytes is
+# loaded with its files' statistics; a larger one without them, and they are read back from
+# the log for the rows a rule, an attempt or a what-if asks about (log/file_stats.py). The
+# statistics are two thirds of a log's bytes: on benchmarks/' synthetic logs (docs/
+# performance.md, issue #23, session 10) the 100,000-commit log (416 MB) holds 192 MB of them
+# in its frames and `explain` peaks 185-358 MB higher with them, a 10,000-commit window over a
+# 72 MB checkpoint ~250 MB higher, while the 10,000-commit log (42 MB) costs the same either
+# way. 64 MB keeps that log, every corpus table and the samples holding them (a what-if layout
+# estimate reads every add's statistics, so small race-heavy logs keep their speed) and puts
+# the window and the 100,000-commit log above it.
+FILE_STATS_BUDGET = 64 * 2**20
+
+
+# An --error text without a version: the failed transaction's winners committed before the
+# failure was logged, usually within the job's run; a day before covers long jobs, and a few
+# minutes after covers a log line written before the commit it reports landed (clock skew).
+ERROR_LOOKBACK_MS = 24 * 3_600_000
+ERROR_LOOKAHEAD_MS = 15 * 60_000
+
+
+def resolve_range(
+    store: LogStore,
+    selection: Selection,
+    *,
+    error_times: Sequence[int] = (),
+    now_ms: int | None = None,
+) -> ResolvedRange:
+    """The versions ``selection`` names in ``store``'s log.
+
+    ``error_times``: when the ``--error`` texts were logged; with nothing else selected, the
+    window around them is read (:class:`AroundErrors`). None (a text naming its winner's
+    version, or no time logged) reads the whole log."""
+    now = int(time.time() * 1000) if now_ms is None else now_ms
+    if selection == Versions() and error_times:
+        selection = AroundErrors()  # nothing selected: the window around the failure
+    if isinstance(selection, Versions):
+        return ResolvedRange(from_version=selection.from_version, to_version=selection.to_version)
+    if isinstance(selection, AsOf):
+        if selection.at is None:
+            return ResolvedRange(to_version=selection.version)
+        return placed_window(store, None, parse_moment(selection.at, "--at", now))
+    if isinstance(selection, Between):
+        return _between(store, selection, now)
+    return _around(store, error_times)  # AroundErrors
+
+
+def _between(store: LogStore, selection: Between, now: int) -> ResolvedRange:
+    since = None if selection.since is None else parse_moment(selection.since, "--since", now)
+    until = None if selection.until is None else parse_moment(selection.until, "--until", now)
+    if since is not None and until is not None and since > until:
+        raise UsageError("--since must not be later than --until")
+    # a window to the table's end is bound to start from its newest checkpoint: decoding it
+    # starts while the log is listed (log/checkpoint_prefetch.py)
+    prefetched = (
+        prefetch_checkpoint(
+            store, since_ms=since, lookback=WINDOW_LOOKBACK, without_stats_from=FILE_STATS_BUDGET
+        )
+        if since is not None and until is None
+        else None
+    )
+    return placed_window(store, since, until, prefetched=prefetched)
+
+
+def _around(store: LogStore, times: Sequence[int]) -> ResolvedRange:
+    """The window around the times the ``--error`` texts were logged."""
+    if not times:
+        return ResolvedRange()
+    try:
+        window = placed_window(
+            store,
+            min(times) - ERROR_LOOKBACK_MS,
+            max(times) + ERROR_LOOKAHEAD_MS,
+            narrowed_by="the --error text",
+        )
+    except TimeWindowError:  # no commit near the error's time: read the whole log as before
+        return ResolvedRange()
+    return window
 
 
 _AGE = re.compile(r"(\d+)\s*([wdhms])")

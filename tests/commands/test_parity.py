@@ -87,7 +87,7 @@ def _commits(table: Path) -> list[tuple[int, int]]:
 
 def _error_text(at_ms: int) -> str:
     """A driver log line at ``at_ms`` with a conflict that names no winning version."""
-    from datetime import UTC, datetime  # noqa: PLC0415
+    from datetime import UTC, datetime
 
     when = datetime.fromtimestamp(at_ms / 1000, tz=UTC).strftime("%Y-%m-%d %H:%M:%S,000")
     return (
