@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from deltaforensics.engines.base import Engine
+from deltaforensics.evidence.error_texts import ErrorText, error_times, read_error_texts
 from deltaforensics.loading import (
     LoadedLog,
     holds_file_stats,
@@ -20,24 +21,13 @@ from deltaforensics.loading import (
 from deltaforensics.log.selection import FILE_STATS_BUDGET, WINDOW_LOOKBACK, ResolvedRange
 from deltaforensics.log.storage import LogStore
 from deltaforensics.model.collector import collector_paused
-from deltaforensics.model.diagnostic_codes import (
-    COMMIT_RETRIES_EXHAUSTED,
-    MODEL_DISAGREEMENT,
-    NO_EXCEPTION_IN_ERROR_TEXT,
-    READ_VERSION_NOT_BEFORE_VERSION,
-    READ_VERSION_UNKNOWN,
-    UNRELEASED_BEHAVIOUR,
-)
-from deltaforensics.model.diagnostics import Diagnostic, info, warning
-from deltaforensics.model.gaps import count, describe, runs
-from deltaforensics.replay import Replay
+from deltaforensics.model.diagnostics import Diagnostic
 
 if TYPE_CHECKING:  # imported where used: loading a log needs neither
     from deltaforensics.attempts.specs import AttemptSpec
     from deltaforensics.conflicts.checker import Verdict
-    from deltaforensics.evidence.conflict_evidence import ConflictEvidence
     from deltaforensics.evidence.winners import ErrorConflict
-    from deltaforensics.transactions import CommitFacts, CommittedTransactions
+    from deltaforensics.transactions import CommittedTransactions
 
 # loading the log is deltaforensics.loading's; its names stay importable from here
 __all__ = [
@@ -48,6 +38,7 @@ __all__ = [
     "LoadedLog",
     "analyze",
     "analyze_loaded",
+    "error_times",
     "holds_file_stats",
     "load",
     "load_commits",
@@ -55,34 +46,6 @@ __all__ = [
     "open_store",
     "read_error_texts",
 ]
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ErrorText:
-    """An ``--error`` text as read once: its name and the Delta exceptions found in it."""
-
-    source: str
-    found: tuple[ConflictEvidence, ...]
-
-    @classmethod
-    def read(cls, source: str, text: str) -> ErrorText:
-        from deltaforensics.evidence.error_text import extract_conflicts  # noqa: PLC0415
-
-        return cls(source=source, found=tuple(extract_conflicts(text, source=source)))
-
-
-def read_error_texts(texts: Iterable[tuple[str, str] | ErrorText]) -> tuple[ErrorText, ...]:
-    """``(name, text)`` pairs parsed (texts parsed already kept as they are)."""
-    return tuple(t if isinstance(t, ErrorText) else ErrorText.read(*t) for t in texts)
-
-
-def error_times(texts: Sequence[ErrorText]) -> tuple[int, ...]:
-    """When the texts' exceptions were logged, for the window around them; none when a text
-    names its winner's version (the analysis finds it by number) or no time was logged."""
-    found = [c for t in texts for c in t.found]
-    if not found or any(c.winner_version is not None for c in found):
-        return ()
-    return tuple(c.observed_at for c in found if c.observed_at is not None)
 
 
 RECORDED = "commitInfo.isolationLevel"  # a transaction's isolation_source when its commit says
@@ -189,23 +152,26 @@ def analyze_loaded(
     built with the cycle collector paused (:mod:`deltaforensics.model.collector`)."""
     from deltaforensics.attempts.specs import attempt_verdicts  # noqa: PLC0415
     from deltaforensics.conflicts.checker import find_races  # noqa: PLC0415
+    from deltaforensics.conflicts.history_diagnostics import history_diagnostics  # noqa: PLC0415
     from deltaforensics.evidence.anomalies import find_anomalies  # noqa: PLC0415
+    from deltaforensics.evidence.error_texts import error_evidence  # noqa: PLC0415
     from deltaforensics.profiles import profile_by_name  # noqa: PLC0415
     from deltaforensics.transactions import reconstruct_transactions  # noqa: PLC0415
 
-    texts = read_error_texts(error_texts)
     profile = profile_by_name(profile_name) if profile_name else None
     txns = reconstruct_transactions(loaded.replay, profile=profile)
+    verdicts = tuple(attempt_verdicts(attempts, txns, loaded.replay))
+    texts = read_error_texts(error_texts)
     lo = from_version if from_version is not None else -1
     facts_in_range = txns.facts.frame.filter(pl.col("version") >= lo)
     races = [r for r in find_races(txns, loaded.replay, profile=profile) if r.version >= lo]
-    diags = [*loaded.diagnostics, *_history_diagnostics(txns.facts, facts_in_range, races)]
+    diags = [*loaded.diagnostics, *history_diagnostics(txns.facts, facts_in_range, races)]
     anomalies = [
         a
         for a in find_anomalies(txns, loaded.replay, loaded.listing.commit_versions)
         if not a.versions or max(a.versions) >= lo
     ]
-    evidence_found, error_conflicts = _error_evidence(texts, txns, loaded.replay, diags)
+    evidence_found, error_conflicts = error_evidence(texts, txns, loaded.replay, diags)
     result = ConflictAnalysis(
         loaded=loaded,
         transactions=txns,
@@ -214,7 +180,7 @@ def analyze_loaded(
         anomalies=tuple(anomalies),
         error_conflicts=tuple(error_conflicts),
         error_evidence=tuple(evidence_found),
-        attempt_verdicts=tuple(attempt_verdicts(attempts, txns, loaded.replay)),
+        attempt_verdicts=verdicts,
     )
     if not recommendations:
         return result
@@ -230,54 +196,6 @@ def analyze_loaded(
     )
 
 
-def _history_diagnostics(
-    facts: CommitFacts, in_range: pl.DataFrame, races: Sequence[Any]
-) -> Iterator[Diagnostic]:
-    """W303 for a commit claiming to have read itself or later; W401 where the replayed checker
-    disagrees with the log; W302 for winners the log no longer holds; W402 per writer release
-    newer than every release the model was measured against (``in_range``: the rows of
-    ``facts`` reported on)."""
-    yield from _unreleased_writers(facts, in_range)
-    rv = pl.col("read_version")
-    for version, read_version in (
-        in_range.filter(rv.is_not_null() & (rv >= pl.col("version")))
-        .select("version", "read_version")
-        .iter_rows()
-    ):
-        message = f"readVersion {read_version} is not before the commit's version"
-        yield warning(READ_VERSION_NOT_BEFORE_VERSION, message, version)
-    for r in races:
-        v = r.verdict
-        if v.outcome != "commits":
-            message = (
-                f"model predicts {v.outcome} ({v.code}) against v{v.winner_version} under "
-                f"{v.profile.name}, but v{r.version} committed: {v.reason}"
-            )
-            yield warning(MODEL_DISAGREEMENT, message, r.version)
-        if r.missing_winners:
-            gone = r.missing_winners
-            message = (
-                f"{count(gone)} winner(s) {describe(gone)} of v{r.version} are not in the "
-                "retained log"
-            )
-            yield info(READ_VERSION_UNKNOWN, message, r.version)
-
-
-def _unreleased_writers(facts: CommitFacts, in_range: pl.DataFrame) -> Iterator[Diagnostic]:
-    unreleased = [i for i, p in enumerate(facts.profiles) if p.unreleased_behaviour]
-    by_profile: dict[str, list[int]] = {}
-    rows = in_range.filter(pl.col("profile").is_in(unreleased)).select("version", "profile")
-    for version, index in rows.iter_rows():
-        by_profile.setdefault(facts.profile_of(index).name, []).append(version)
-    for name, versions in sorted(by_profile.items()):
-        written = runs(versions)
-        message = (
-            f"{count(written)} commit(s) at versions {describe(written)} were written by {name}: "
-            "newer than every release measured, so their checker is modelled on its main branch"
-        )
-        yield info(UNRELEASED_BEHAVIOUR, message, versions[0])
-
-
 def observed_attempts(analysis: ConflictAnalysis) -> list[tuple[Any, tuple[Any, ...], str]]:
     """Attempts as (loser, winners, outcome) for the what-if evaluation."""
     txns = analysis.transactions
@@ -286,33 +204,3 @@ def observed_attempts(analysis: ConflictAnalysis) -> list[tuple[Any, tuple[Any, 
         winners = tuple(txns.at(v) for v in verdict.winners if txns.has(v))
         out.append((verdict.loser, winners, verdict.outcome))
     return out
-
-
-def _error_evidence(
-    texts: Sequence[ErrorText],
-    txns: Sequence[Any],
-    rep: Replay,
-    diags: list[Diagnostic],
-) -> tuple[list[Any], list[ErrorConflict]]:
-    """Every exception found in the texts, and the conflicts among them explained."""
-    from deltaforensics.evidence.winners import explain_error, match_winner  # noqa: PLC0415
-
-    found: list[Any] = []
-    conflicts: list[ErrorConflict] = []
-    for text in texts:
-        source = text.source
-        if not text.found:
-            diags.append(
-                warning(
-                    NO_EXCEPTION_IN_ERROR_TEXT, f"no Delta concurrency exception found in {source}"
-                )
-            )
-        for ev in text.found:
-            found.append(ev)
-            if ev.kind != "conflict":
-                retried = f"{ev.exception} (commit retries exhausted, not a conflict)"
-                diags.append(info(COMMIT_RETRIES_EXHAUSTED, f"{source} line {ev.line}: {retried}"))
-                continue
-            match = match_winner(ev, txns, rep.first_version)
-            conflicts.append(explain_error(ev, match, txns))
-    return found, conflicts
