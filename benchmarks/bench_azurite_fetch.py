@@ -32,7 +32,7 @@ from pathlib import Path
 from _azurite import KEY, ensure_azurite, start_azurite
 from adlfs import AzureBlobFileSystem
 
-from deltaforensics.log.storage import FsspecLogStore
+from deltaforensics.log.fsspec_store import FsspecLogStore
 
 CONTAINER = "bench"
 PREFIX = "tables/synthetic"

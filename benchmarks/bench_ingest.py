@@ -238,7 +238,8 @@ def _breakdown(path: str, t_import: float) -> dict[str, Any]:
     from deltaforensics.analysis import open_store
     from deltaforensics.log.assembly import assemble, physical_partition_columns
     from deltaforensics.log.commit_actions import CommitActions
-    from deltaforensics.log.commits import inject_version, parse_raw, read_commits
+    from deltaforensics.log.commit_fallback import inject_version, parse_raw
+    from deltaforensics.log.commit_reader import read_commits
     from deltaforensics.log.listing import list_log
     from deltaforensics.log.segment import LogSegment
     from deltaforensics.replay import Replay, content_diagnostics

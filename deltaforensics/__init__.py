@@ -20,7 +20,8 @@ import sys
 import types
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from deltaforensics.version import VERSION as __version__  # noqa: N811 - the conventional name
+
 __all__ = ["__version__", "audit", "explain", "history", "snapshot", "whatif"]
 
 if TYPE_CHECKING:
@@ -34,7 +35,7 @@ class _Package(types.ModuleType):
 
     def __getattribute__(self, name: str) -> Any:
         if name in _API:
-            # by name: every module imports __version__ from here, and none of them may
+            # by name: the package root sits above every layer, and none of them may
             # depend on the API layer (the import-linter contracts)
             return getattr(importlib.import_module("deltaforensics.api"), name)
         return super().__getattribute__(name)

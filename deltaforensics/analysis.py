@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # imported where used: loading a log needs neither
     from deltaforensics.conflicts.checker import Verdict
     from deltaforensics.evidence.winners import ErrorConflict
     from deltaforensics.transactions import CommittedTransactions
+    from deltaforensics.whatif.recommendations.candidates import Recommendation
 
 # loading the log is deltaforensics.loading's; its names stay importable from here
 __all__ = [
@@ -74,7 +75,7 @@ class ConflictAnalysis:
     error_conflicts: tuple[ErrorConflict, ...] = ()
     error_evidence: tuple[Any, ...] = ()
     attempt_verdicts: tuple[Verdict, ...] = ()
-    recommendations: tuple[dict[str, Any], ...] = ()
+    recommendations: tuple[Recommendation, ...] = ()
     recommendations_more: int = 0  # left out of the report (``--all`` shows them)
     recommendations_note: str | None = None  # nothing to prevent, none helps, or sampled
 
@@ -184,7 +185,7 @@ def analyze_loaded(
     )
     if not recommendations:
         return result
-    from deltaforensics.whatif.advising import MAX_SHOWN, advise  # noqa: PLC0415
+    from deltaforensics.whatif.recommendations.budget import MAX_SHOWN, advise  # noqa: PLC0415
 
     evidence = observed_attempts(result)
     advice = advise(result, attempts=evidence, limit=None if all_recommendations else MAX_SHOWN)

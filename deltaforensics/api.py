@@ -125,7 +125,7 @@ class HistoryReport(HistoryDocument, NotebookView):
     __slots__ = ()
 
     def text(self) -> str:
-        from deltaforensics.report.history import history_text  # noqa: PLC0415
+        from deltaforensics.report.to_text import history_text  # noqa: PLC0415
 
         return history_text(self)
 
@@ -136,7 +136,7 @@ class SnapshotReport(SnapshotDocument, NotebookView):
     __slots__ = ()
 
     def text(self) -> str:
-        from deltaforensics.report.history import snapshot_text  # noqa: PLC0415
+        from deltaforensics.report.to_text import snapshot_text  # noqa: PLC0415
 
         return snapshot_text(self)
 

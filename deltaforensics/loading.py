@@ -22,10 +22,11 @@ from deltaforensics.errors import (
 from deltaforensics.log.checkpoint_prefetch import CheckpointPrefetch
 from deltaforensics.log.commit_names import commits_between
 from deltaforensics.log.file_facts import fetch_facts
+from deltaforensics.log.fsspec_store import FsspecLogStore
 from deltaforensics.log.listing import LogListing, list_log
 from deltaforensics.log.segment import LogSegment, diagnose_listing
 from deltaforensics.log.selection import FILE_STATS_BUDGET, WINDOW_LOOKBACK
-from deltaforensics.log.storage import FsspecLogStore, LogStore
+from deltaforensics.log.storage import LogStore
 from deltaforensics.model.diagnostic_codes import CHECKPOINT_FALLBACK, EMPTY_COMMIT
 from deltaforensics.model.diagnostics import Diagnostic, warning
 from deltaforensics.model.schemas import ActionFrames

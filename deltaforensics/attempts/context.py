@@ -15,7 +15,7 @@ import polars as pl
 
 from deltaforensics.model.actions import Metadata, Protocol
 from deltaforensics.profiles import Profile
-from deltaforensics.profiles.writers import StatementWriter
+from deltaforensics.profiles.statement_writers import StatementWriter
 from deltaforensics.replay import Replay
 from deltaforensics.statements import Statement
 

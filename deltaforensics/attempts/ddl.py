@@ -8,7 +8,7 @@ import polars as pl
 
 from deltaforensics.attempts.context import AttemptContext, WritePlan
 from deltaforensics.attempts.files import removed_frame
-from deltaforensics.profiles.writers import compact_json
+from deltaforensics.profiles.statement_writers import compact_json
 from deltaforensics.statements import AlterAction
 
 _FEATURE_PROPERTIES: dict[str, tuple[str, str]] = {

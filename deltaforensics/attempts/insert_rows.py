@@ -6,7 +6,7 @@ from typing import Any
 
 from deltaforensics.attempts.context import AttemptContext
 from deltaforensics.attempts.files import canonical_column, check_partition_columns, partition_text
-from deltaforensics.profiles.writers import compact_json
+from deltaforensics.profiles.statement_writers import compact_json
 from deltaforensics.statements import UNKNOWN, Value
 
 

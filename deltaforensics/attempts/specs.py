@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from deltaforensics.errors import UsageError
 from deltaforensics.replay import Replay
 
 if TYPE_CHECKING:
     from deltaforensics.conflicts.checker import Verdict
+    from deltaforensics.transactions import Transaction
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -28,7 +29,7 @@ class AttemptSpec:
 
 
 def attempt_verdicts(
-    specs: Sequence[AttemptSpec], txns: Sequence[Any], rep: Replay
+    specs: Sequence[AttemptSpec], txns: Sequence[Transaction], rep: Replay
 ) -> list[Verdict]:
     """The checker's verdict on each attempted statement."""
     if not specs:
@@ -50,8 +51,14 @@ def attempt_verdicts(
         if spec.profile_name:
             profile = profile_by_name(spec.profile_name)
         else:
-            recent = [t.profile for t in txns[-20:] if t.has_commit_info and not t.blind]
-            recent = recent or [t.profile for t in txns[-20:] if t.has_commit_info]
+            recent = [
+                t.provenance.profile
+                for t in txns[-20:]
+                if t.provenance.has_commit_info and not t.read.reads.blind
+            ]
+            recent = recent or [
+                t.provenance.profile for t in txns[-20:] if t.provenance.has_commit_info
+            ]
             profile = recent[-1] if recent else profile_by_name("delta-spark")
         try:
             attempt = att.attempt_transaction(

@@ -13,11 +13,11 @@ from deltaforensics.transactions import Transaction
 
 def writes_nothing(attempt: Transaction) -> bool:
     return (
-        attempt.added.is_empty()
-        and attempt.removed.is_empty()
-        and not attempt.changes_metadata
-        and not attempt.changes_protocol
-        and not attempt.app_ids
+        attempt.written.added.is_empty()
+        and attempt.written.removed.is_empty()
+        and not attempt.written.changes_metadata
+        and not attempt.written.changes_protocol
+        and not attempt.written.app_ids
     )
 
 
@@ -26,10 +26,12 @@ def not_committed(attempt: Transaction, profile: Profile) -> str | None:
     writes (and checks) the empty commit."""
     if profile.elides_empty_commits:
         return f"{profile.engine} writes no commit"
-    if attempt.operation in profile.idle_commands_commit_nothing:
-        return f"{profile.engine} {attempt.operation} with nothing to do writes no commit"
-    if empty_commit_skipped(attempt, profile, attempt.isolation):
-        return f"{profile.engine} skips recording an empty {attempt.isolation.value} commit"
+    if attempt.provenance.operation in profile.idle_commands_commit_nothing:
+        return (
+            f"{profile.engine} {attempt.provenance.operation} with nothing to do writes no commit"
+        )
+    if empty_commit_skipped(attempt, profile, attempt.read.isolation):
+        return f"{profile.engine} skips recording an empty {attempt.read.isolation.value} commit"
     return None
 
 
@@ -37,7 +39,7 @@ def check_attempt(
     attempt: Transaction, transactions: Sequence[Transaction], replay: Replay
 ) -> Verdict:
     """The attempt against every commit after its read version, in version order."""
-    rv = attempt.read_version if attempt.read_version is not None else -1
+    rv = attempt.read.version if attempt.read.version is not None else -1
     winners = sorted(
         (t for t in transactions if t.version is not None and t.version > rv),
         key=lambda t: t.version if t.version is not None else -1,
@@ -50,7 +52,7 @@ def check_attempt(
         notes.append(
             f"commits {missing[:10]} after the read version are not in the analysed history"
         )
-    profile = attempt.profile
+    profile = attempt.provenance.profile
     if writes_nothing(attempt):
         who = not_committed(attempt, profile)
         if who is not None:
@@ -79,8 +81,8 @@ def check_attempt(
     if verdict.outcome == COMMITS:
         quiet = (
             "a blind append reads nothing, so no winner can conflict with it"
-            if attempt.blind
-            else f"no rule fires against v{', v'.join(map(str, versions))}: {attempt.read_reason}"
+            if attempt.read.reads.blind
+            else f"no rule fires against v{', v'.join(map(str, versions))}: {attempt.read.reads.reason}"
         )
         notes.insert(0, quiet)
     return replace(verdict, notes=verdict.notes + tuple(notes)) if notes else verdict
@@ -97,23 +99,25 @@ def optimize_retry(attempt: Transaction, verdict: Verdict, replay: Replay) -> Ve
     """
     if (
         verdict.outcome == COMMITS
-        or not attempt.profile.optimize_retries_on_conflict
-        or attempt.operation != "OPTIMIZE"
-        or attempt.read_version is None
+        or not attempt.provenance.profile.optimize_retries_on_conflict
+        or attempt.provenance.operation != "OPTIMIZE"
+        or attempt.read.version is None
         or not verdict.winners
     ):
         return None
     latest = max(verdict.winners)
-    compacted = attempt.removed.get_column("path")
+    compacted = attempt.written.removed.get_column("path")
     live = replay.live_files_among(latest, compacted)
     key = (
-        ["path", "dv_id"] if attempt.profile.optimize_retry_compares_deletion_vectors else ["path"]
+        ["path", "dv_id"]
+        if attempt.provenance.profile.optimize_retry_compares_deletion_vectors
+        else ["path"]
     )
-    wanted = attempt.removed.select(key).unique()
+    wanted = attempt.written.removed.select(key).unique()
     still_there = wanted.join(live.select(key).unique(), on=key, how="anti").is_empty()
     same_layout = (
         replay.metadata_at(latest).partition_columns
-        == replay.metadata_at(attempt.read_version).partition_columns
+        == replay.metadata_at(attempt.read.version).partition_columns
     )
     if not (still_there and same_layout):
         return None

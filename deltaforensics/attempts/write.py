@@ -21,7 +21,7 @@ from deltaforensics.attempts.insert_rows import written_partitions
 from deltaforensics.predicates.ir import TRUE
 from deltaforensics.predicates.parse import parse_predicate
 from deltaforensics.predicates.partition import partition_read_predicate
-from deltaforensics.profiles.writers import compact_json
+from deltaforensics.profiles.statement_writers import compact_json
 from deltaforensics.statements import UNKNOWN, normalise_condition
 from deltaforensics.transactions import Reads, reads_matching
 

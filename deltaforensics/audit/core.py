@@ -6,7 +6,7 @@ inside a grouped function on an executor — so the conflict model stays one imp
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,23 +22,22 @@ from deltaforensics.model.diagnostic_codes import HISTORY_KEPT_BEYOND_RETENTION
 from deltaforensics.model.diagnostics import Diagnostic, info
 from deltaforensics.model.schemas import ActionFrames
 from deltaforensics.replay import Replay, content_diagnostics
-from deltaforensics.report.document import explain_document
+from deltaforensics.report.document import ExplainDocument, explain_document
 from deltaforensics.report.gates import fail_on_hits
-
-Document = dict[str, Any]
+from deltaforensics.report.redact import Redactor, redact_document, redact_json
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AuditSettings:
     fail_on: tuple[str, ...] = ()
     recommendations: bool = True
-    redact: Callable[[Document], Document] | None = None  # applied to the report before use
+    redact: Redactor | None = None  # pseudonymises the commits, reports and summary before use
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TableOutcome:
     name: str
-    report: Document
+    report: ExplainDocument
     datasets: Mapping[str, pl.DataFrame]
     state: TableState
     commits: pl.DataFrame
@@ -84,9 +83,8 @@ def audit_frames(
     report = explain_document(analysis)
     commits = replay.commits
     if settings.redact is not None:  # commits first: the redactor learns names from commitInfo
-        rows = settings.redact({"commits": commits.to_dicts()})["commits"]
-        commits = pl.DataFrame(rows, schema=commits.schema, orient="row")
-        report = settings.redact(report)
+        commits = redacted_commits(commits, settings.redact)
+        report = redact_document(report, settings.redact)
     latest = max(frames.commit_versions) if frames.commit_versions else frames.end_version
     last_name = listing.commits.get(latest)
     state = TableState(
@@ -161,3 +159,11 @@ def _kept_history_diagnostics(
             ),
         )
     return diagnostics
+
+
+def redacted_commits(commits: pl.DataFrame, redactor: Redactor) -> pl.DataFrame:
+    """The commit frame with its people pseudonymised (before the report: the redactor learns
+    names from commitInfo)."""
+    rows = redact_json({"commits": commits.to_dicts()}, redactor)
+    assert isinstance(rows, dict)
+    return pl.DataFrame(rows["commits"], schema=commits.schema, orient="row")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -25,9 +25,9 @@ from deltaforensics.report.document.explain import (
     Conflict,
     ExplainDocument,
     Race,
-    Recommendation,
 )
 from deltaforensics.report.document.history import HistoryCommit
+from deltaforensics.whatif.recommendations.candidates import Recommendation
 
 _S, _I, _B = pl.String(), pl.Int64(), pl.Boolean()
 Read = Callable[[Any, int], Any]  # (entry, its 1-based position) -> the column's value
@@ -189,7 +189,7 @@ DATASETS: dict[str, list[Column]] = {
             "change_kind",
             _S,
             "Kind of change (partition-by, explicit-merge-predicates, ...).",
-            lambda r, _: r.change.get("kind") if isinstance(r.change, Mapping) else None,
+            lambda r, _: r.change.kind,
         ),
         field(Recommendation, "change", "The change and its parameters as JSON."),
         field(
@@ -215,10 +215,9 @@ def schema(name: str) -> dict[str, pl.DataType]:
 
 
 def build_datasets(
-    table: str, report: ExplainDocument | Mapping[str, Any], commits: pl.DataFrame
+    table: str, doc: ExplainDocument, commits: pl.DataFrame
 ) -> dict[str, pl.DataFrame]:
     """Every dataset's rows for one table, with the declared schema."""
-    doc = report if isinstance(report, ExplainDocument) else ExplainDocument.from_dict(report)
     uri = doc.table.uri
     entries: dict[str, tuple[Any, ...]] = {
         "races": doc.races,

@@ -34,10 +34,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import polars as pl
-
 from deltaforensics.audit.config import AuditConfig, TableSpec
-from deltaforensics.audit.core import AuditSettings, TableOutcome
+from deltaforensics.audit.core import AuditSettings, TableOutcome, redacted_commits
 from deltaforensics.audit.datasets import build_datasets
 from deltaforensics.audit.incremental import plan_read
 from deltaforensics.audit.run import analyse_read, read_table
@@ -45,10 +43,12 @@ from deltaforensics.audit.state import read_state
 from deltaforensics.engines.spark_engine import spark_log_uri
 from deltaforensics.engines.spark_fleet import FleetTable, run_fleet
 from deltaforensics.errors import DeltaForensicsError
+from deltaforensics.log.fsspec_store import FsspecLogStore
 from deltaforensics.log.listing import list_log
 from deltaforensics.log.segment import LogSegment
-from deltaforensics.log.storage import FsspecLogStore, LogStore
+from deltaforensics.log.storage import LogStore
 from deltaforensics.report.gates import fail_on_hits
+from deltaforensics.report.redact import redact_document
 
 LOGGER = logging.getLogger(__name__)
 
@@ -131,13 +131,12 @@ def _redacted(
     outcome: TableOutcome | Exception, settings: AuditSettings
 ) -> TableOutcome | Exception:
     """What :func:`audit_frames` returns with ``settings.redact``, from its outcome without."""
-    redact = settings.redact
-    if redact is None or not isinstance(outcome, TableOutcome):
+    redactor = settings.redact
+    if redactor is None or not isinstance(outcome, TableOutcome):
         return outcome
     # commits first, as audit_frames does: the redactor learns names from commitInfo
-    rows = redact({"commits": outcome.commits.to_dicts()})["commits"]
-    commits = pl.DataFrame(rows, schema=outcome.commits.schema, orient="row")
-    report = redact(outcome.report)
+    commits = redacted_commits(outcome.commits, redactor)
+    report = redact_document(outcome.report, redactor)
     return replace(
         outcome,
         report=report,

@@ -3,7 +3,7 @@
 Output directory::
 
     OUT/summary.json                                       one entry per table (audit-summary-v1)
-    OUT/reports/<table>.json                               the explain report (report-v1)
+    OUT/reports/<table>.json                               the explain report (report-v2)
     OUT/datasets/<dataset>/table=<table>/part-0.parquet    flat rows, see docs/audit.md
     OUT/dashboard.html                                     the fleet at a glance, over the datasets
 
@@ -28,9 +28,8 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from itertools import islice
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from deltaforensics import __version__
 from deltaforensics.analysis import load
 from deltaforensics.audit.config import AuditConfig, TableSpec
 from deltaforensics.audit.core import AuditSettings, TableOutcome, audit_frames
@@ -41,13 +40,16 @@ from deltaforensics.audit.incremental import ReadPlan, TableState, commit_frames
 from deltaforensics.audit.state import StateWrite, read_state_marked, write_parquet, write_state
 from deltaforensics.engines.polars_engine import PolarsEngine
 from deltaforensics.errors import DeltaForensicsError, UsageError
-from deltaforensics.log.commits import read_commits
+from deltaforensics.log.commit_reader import read_commits
+from deltaforensics.log.fsspec_store import FsspecLogStore
 from deltaforensics.log.listing import LogListing, list_log
 from deltaforensics.log.options import redact as redact_secrets
 from deltaforensics.log.options import secret_values
-from deltaforensics.log.storage import FsspecLogStore, LogStore
+from deltaforensics.log.storage import LogStore
 from deltaforensics.model.diagnostics import Diagnostic
 from deltaforensics.model.schemas import ActionFrames
+from deltaforensics.report.redact import redact_json
+from deltaforensics.version import VERSION
 
 SUMMARY_FORMAT_VERSION = 1
 Progress = Callable[[int, int, str], None]  # (tables done, tables in all, what happens now)
@@ -140,7 +142,7 @@ def run_audit(
     if schemas:
         summary["schemas"] = [dict(s) for s in schemas]
     if settings.redact is not None:  # failure messages can name people's paths
-        summary = settings.redact(summary)
+        summary = cast("dict[str, Any]", redact_json(summary, settings.redact))
     _write_text(out / "summary.json", json.dumps(summary, indent=2) + "\n")
     try:
         write_dashboard(out, summary)
@@ -201,22 +203,22 @@ def _audit_one(
     report = outcome.report
     return {
         **entry,
-        "uri": report["table"]["uri"],
+        "uri": report.table.uri,
         "status": "ok",
         "exit_code": 1 if outcome.fail_on_hits else 0,
         "error": None,
         "report": f"reports/{spec.name}.json",
         "read": dict(outcome.read),
-        "first_version": report["table"]["first_version"],
-        "latest_version": report["table"]["latest_version"],
+        "first_version": report.table.first_version,
+        "latest_version": report.table.latest_version,
         "counts": {
-            "commits": report["table"]["num_commits"],
-            "races": len(report["races"]),
-            "predicted_conflicts": sum(r["outcome"] != "commits" for r in report["races"]),
-            "conflicts": len(report["conflicts"]),
-            "anomalies": len(report["anomalies"]),
-            "recommendations": len(report["recommendations"]),
-            "warnings": sum(d["severity"] != "info" for d in report["diagnostics"]),
+            "commits": report.table.num_commits,
+            "races": len(report.races),
+            "predicted_conflicts": sum(r.outcome != "commits" for r in report.races),
+            "conflicts": len(report.conflicts),
+            "anomalies": len(report.anomalies),
+            "recommendations": len(report.recommendations),
+            "warnings": sum(str(d.severity) != "info" for d in report.diagnostics),
         },
         "fail_on_hits": list(outcome.fail_on_hits),
         **({"state": kept.to_dict()} if kept is not None else {}),
@@ -246,7 +248,9 @@ def analyse_read(spec: TableSpec, read: TableRead, settings: AuditSettings) -> T
 def _write_outcome(out: Path, state_dir: Path | None, outcome: TableOutcome) -> StateWrite | None:
     """Write the report and datasets, then publish the state (None: no state directory)."""
     name = outcome.name
-    _write_text(out / "reports" / f"{name}.json", json.dumps(outcome.report, indent=2) + "\n")
+    _write_text(
+        out / "reports" / f"{name}.json", json.dumps(outcome.report.to_dict(), indent=2) + "\n"
+    )
     for dataset in DATASETS:
         path = out / "datasets" / dataset / f"table={name}" / "part-0.parquet"
         try:
@@ -281,7 +285,7 @@ def _summary(
 
     return {
         "format_version": SUMMARY_FORMAT_VERSION,
-        "generator": {"name": "deltaforensics", "version": __version__},
+        "generator": {"name": "deltaforensics", "version": VERSION},
         "config": config.source,
         "engine": engine,
         "state": str(state_dir) if state_dir is not None else None,

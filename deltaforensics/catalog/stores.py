@@ -12,7 +12,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from deltaforensics.log.paths import commit_name
-from deltaforensics.log.storage import LogStore, StoredFile, StoreWrapper
+from deltaforensics.log.storage import (
+    LogStore,
+    StoredFile,
+    StoreWrapper,
+    SupportsModificationTimes,
+)
 
 # Renew this long before the vended SAS expires: a long audit's read must not start on a
 # credential that dies halfway (Unity Catalog vends them for about an hour).
@@ -52,8 +57,8 @@ class RefreshingStore(StoreWrapper):
         return self._fresh().read_many(names)
 
     def modification_times(self) -> dict[str, int]:
-        reader = getattr(self._fresh(), "modification_times", None)
-        return reader() if callable(reader) else {}
+        inner = self._fresh()
+        return inner.modification_times() if isinstance(inner, SupportsModificationTimes) else {}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -92,8 +97,8 @@ class RatifiedCommitsStore(StoreWrapper):
         return {n: got[self._where(n)] for n in names}
 
     def modification_times(self) -> dict[str, int]:
-        reader = getattr(self._inner, "modification_times", None)
-        found: dict[str, int] = reader() if callable(reader) else {}
+        inner = self._inner
+        found = inner.modification_times() if isinstance(inner, SupportsModificationTimes) else {}
         for name, c in self._staged.items():
             staged = found.get(f"_staged_commits/{c.file_name}", c.modified_ms)
             if name not in found and staged is not None:

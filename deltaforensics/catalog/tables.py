@@ -18,8 +18,9 @@ from deltaforensics.catalog.credentials import vended_storage_options
 from deltaforensics.catalog.names import SchemaName, TableName
 from deltaforensics.catalog.stores import RatifiedCommit, RatifiedCommitsStore, RefreshingStore
 from deltaforensics.errors import CatalogError
+from deltaforensics.log.fsspec_store import FsspecLogStore
 from deltaforensics.log.listing import list_log
-from deltaforensics.log.storage import FsspecLogStore, LogStore
+from deltaforensics.log.storage import LogStore
 
 NOT_TABLES = frozenset({"VIEW", "MATERIALIZED_VIEW", "METRIC_VIEW"})
 # table properties that mark a catalog-managed table (Delta's catalogManaged feature, and its

@@ -11,7 +11,6 @@ from typing import Annotated, NoReturn
 import typer
 from typer import exceptions as typer_exceptions
 
-from deltaforensics import __version__
 from deltaforensics.cli.audit import audit
 from deltaforensics.cli.explain import explain
 from deltaforensics.cli.history import history
@@ -25,6 +24,7 @@ from deltaforensics.cli.snapshot import snapshot
 from deltaforensics.cli.whatif import whatif
 from deltaforensics.errors import DeltaForensicsError, UsageError
 from deltaforensics.report.plain import visible
+from deltaforensics.version import VERSION
 
 app = typer.Typer(
     name="deltaforensics",
@@ -41,7 +41,7 @@ for command in (history, snapshot, explain, whatif, audit, rules):  # in --help'
 
 def _print_version(asked: bool) -> None:
     if asked:
-        emit(f"deltaforensics {__version__}")
+        emit(f"deltaforensics {VERSION}")
         raise typer.Exit(0)
 
 
@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None, *, invocation: Invocation | None = None)
             sys.stderr.write(redact_message("".join(traceback.format_exception(exc)), invocation))
         sys.stderr.write(
             f"internal error: {type(exc).__name__}: {redact_message(str(exc), invocation)}\n"
-            f"deltaforensics {__version__}, Python {sys.version.split()[0]}; "
+            f"deltaforensics {VERSION}, Python {sys.version.split()[0]}; "
             "please report this with --debug output\n"
         )
         return 4

@@ -23,7 +23,7 @@ from deltaforensics.cli.output import emit, emit_json
 from deltaforensics.cli.progress import ProgressBar
 from deltaforensics.cli.request_parts import spark_choice
 from deltaforensics.commands import AuditRequest
-from deltaforensics.commands.audit import plan_audit, run_planned
+from deltaforensics.commands.audit_run import plan_audit, run_planned
 from deltaforensics.report.audit import audit_text
 
 
@@ -123,7 +123,9 @@ def _gated(entry: dict[str, Any], output: Path) -> GatedTable:
     """A table of the summary before the gate, its findings read back from its report."""
     import json  # noqa: PLC0415
 
+    from deltaforensics.report.document import ExplainDocument  # noqa: PLC0415
+
     if entry["status"] != "ok":
         return GatedTable(name=entry["name"], suite=entry["name"], error=entry["error"])
     doc = json.loads((output / entry["report"]).read_text(encoding="utf-8"))
-    return GatedTable.of_report(doc, entry["name"])
+    return GatedTable.of_report(ExplainDocument.from_dict(doc), entry["name"])

@@ -25,7 +25,7 @@ from deltaforensics.cli.options import (
 from deltaforensics.cli.output import at_terminal, write_report
 from deltaforensics.cli.request_parts import evidence, hooks, spark_choice, table_access
 from deltaforensics.commands import ExplainRequest, checked_profile, selection_of
-from deltaforensics.commands.explain import explain_report
+from deltaforensics.commands.explain_report import explain_report
 
 
 def explain(

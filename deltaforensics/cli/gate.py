@@ -9,11 +9,10 @@ them as it covers the reports.
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from deltaforensics.cli.options import GateOptions
 from deltaforensics.errors import UsageError
@@ -35,13 +34,8 @@ class GatedTable:
     error: str | None = None
 
     @classmethod
-    def of_report(
-        cls, report: ExplainDocument | Mapping[str, Any], name: str | None = None
-    ) -> GatedTable:
-        """The findings of an explain report (one an audit wrote is read back as JSON)."""
-        # THE DICT BOUNDARY (issue #30): findings are read from the report's JSON form
-        doc = report.to_dict() if isinstance(report, ExplainDocument) else report
-        return cls(name=name, suite=name or doc["table"]["uri"], findings=findings_of(doc))
+    def of_report(cls, doc: ExplainDocument, name: str | None = None) -> GatedTable:
+        return cls(name=name, suite=name or doc.table.uri, findings=findings_of(doc))
 
 
 def read_baseline(options: GateOptions) -> Baseline:

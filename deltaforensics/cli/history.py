@@ -21,9 +21,9 @@ from deltaforensics.cli.options import (
 from deltaforensics.cli.output import emit_table_or_json
 from deltaforensics.cli.request_parts import hooks, spark_choice, table_access
 from deltaforensics.commands import HistoryRequest, selection_of
-from deltaforensics.commands.history import read_history
-from deltaforensics.report.history import history_text
+from deltaforensics.commands.history_read import read_history
 from deltaforensics.report.terminal_views import render_history
+from deltaforensics.report.to_text import history_text
 
 
 def history(

@@ -136,6 +136,14 @@ class AttemptOptions:
             help="A driver log, job output or stack trace holding the failure (repeatable; - for stdin).",
         ),
     ] = None
+    failures_from: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--failures-from",
+            help="Spark event logs or driver logs (a file, a folder or a URL; repeatable):"
+            " the failures they recorded on this table are read as --error texts.",
+        ),
+    ] = None
     attempt: Annotated[
         list[str] | None,
         typer.Option(

@@ -6,30 +6,21 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from deltaforensics.cli.options import ExplainFormat, TableFormat
 from deltaforensics.errors import UsageError
-from deltaforensics.model.diagnostics import Diagnostic
-from deltaforensics.report.document import ExplainDocument
 from deltaforensics.report.plain import visible
-
-
-class Document(Protocol):
-    """A report document with diagnostics (``history``, ``snapshot``)."""
-
-    @property
-    def diagnostics(self) -> tuple[Diagnostic, ...]: ...
-
-    def to_dict(self) -> dict[str, Any]: ...
-
-
-D = TypeVar("D", bound=Document)
 
 if TYPE_CHECKING:
     from rich.console import Console
+
+    from deltaforensics.model.diagnostics import Diagnostic
+    from deltaforensics.report.document import ExplainDocument, HistoryDocument, SnapshotDocument
+
+D = TypeVar("D", "HistoryDocument", "SnapshotDocument")
 
 
 def at_terminal() -> bool:
@@ -54,7 +45,10 @@ def emit(text: str) -> None:
 
 
 def emit_json(doc: Any) -> None:
-    emit(json.dumps(doc, indent=2, default=str))
+    """A typed document (its JSON form) or JSON data, as JSON text."""
+    from deltaforensics.report.document.entry import Entry  # noqa: PLC0415
+
+    emit(json.dumps(doc.to_dict() if isinstance(doc, Entry) else doc, indent=2, default=str))
 
 
 def write_report(doc: ExplainDocument, fmt: ExplainFormat, output: Path | None) -> None:
@@ -99,18 +93,19 @@ def emit_table_or_json(
     """``doc`` as JSON; at a terminal as ``terminal_view`` draws it (warnings included); else
     as ``table_text`` renders it, followed by its warnings on stderr."""
     if output_format is TableFormat.json:
-        emit_json(doc.to_dict())
+        emit_json(doc)
     elif terminal_view is not None and at_terminal():
         terminal_view(doc, terminal_console())
     else:
         emit(table_text(doc))
-        warn([d.to_dict() for d in doc.diagnostics], quiet=quiet)
+        warn(doc.diagnostics, quiet=quiet)
 
 
-def warn(diagnostics: list[dict[str, Any]], *, quiet: bool) -> None:
+def warn(diagnostics: Sequence[Diagnostic], *, quiet: bool) -> None:
     if quiet:
         return
     for d in diagnostics:
-        if d["severity"] != "info":
-            where = f" (version {d['version']})" if d["version"] is not None else ""
-            sys.stderr.write(visible(f"{d['severity']}: {d['code']} {d['message']}{where}") + "\n")
+        severity = str(d.severity)
+        if severity != "info":
+            where = f" (version {d.version})" if d.version is not None else ""
+            sys.stderr.write(visible(f"{severity}: {d.code} {d.message}{where}") + "\n")

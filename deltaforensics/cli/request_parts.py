@@ -50,4 +50,4 @@ def hooks(invocation: Invocation, *, keep: bool = False) -> Hooks:
 def evidence(attempts: AttemptOptions) -> Evidence:
     """The ``--attempt`` specs checked, then the ``--error`` texts read."""
     specs = attempt_specs(attempts)
-    return Evidence.read(error_texts(attempts), specs)
+    return Evidence.read(error_texts(attempts), specs, attempts.failures_from or ())

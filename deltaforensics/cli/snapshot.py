@@ -20,9 +20,9 @@ from deltaforensics.cli.options import (
 from deltaforensics.cli.output import emit_table_or_json
 from deltaforensics.cli.request_parts import hooks, spark_choice, table_access
 from deltaforensics.commands import SnapshotRequest, snapshot_selection
-from deltaforensics.commands.snapshot import read_snapshot
-from deltaforensics.report.history import snapshot_text
+from deltaforensics.commands.snapshot_read import read_snapshot
 from deltaforensics.report.terminal_views import render_snapshot
+from deltaforensics.report.to_text import snapshot_text
 
 
 def snapshot(

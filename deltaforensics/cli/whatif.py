@@ -19,7 +19,7 @@ from deltaforensics.cli.options import (
 from deltaforensics.cli.output import at_terminal, emit, emit_json, terminal_console
 from deltaforensics.cli.request_parts import evidence, table_access
 from deltaforensics.commands import WhatIfRequest, checked_profile, scenario_changes, selection_of
-from deltaforensics.commands.whatif import whatif_report
+from deltaforensics.commands.whatif_report import whatif_report
 from deltaforensics.report.terminal_views import render_whatif
 from deltaforensics.report.to_markdown import whatif_to_markdown
 

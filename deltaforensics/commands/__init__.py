@@ -11,9 +11,9 @@ notebook view. Nothing above this layer imports the log or the analysis.
 from __future__ import annotations
 
 from deltaforensics.attempts.specs import AttemptSpec
-from deltaforensics.commands.audit import AuditPlan, AuditResult, audit, plan_audit, run_planned
-from deltaforensics.commands.explain import explain_report
-from deltaforensics.commands.history import HistoryRead, history, read_history
+from deltaforensics.commands.audit_run import AuditPlan, AuditResult, audit, plan_audit, run_planned
+from deltaforensics.commands.explain_report import explain_report
+from deltaforensics.commands.history_read import HistoryRead, history, read_history
 from deltaforensics.commands.profiles import checked_profile
 from deltaforensics.commands.requests import (
     AroundErrors,
@@ -34,8 +34,8 @@ from deltaforensics.commands.requests import (
     selection_of,
     snapshot_selection,
 )
-from deltaforensics.commands.snapshot import SnapshotRead, read_snapshot, snapshot
-from deltaforensics.commands.whatif import scenario_changes, whatif_report
+from deltaforensics.commands.snapshot_read import SnapshotRead, read_snapshot, snapshot
+from deltaforensics.commands.whatif_report import scenario_changes, whatif_report
 from deltaforensics.log.selection import parse_time_ms
 
 # the commands by the names the Python API gives them

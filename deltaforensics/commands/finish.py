@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar
 
 from deltaforensics.report.document import Entry
@@ -10,7 +10,7 @@ from deltaforensics.report.document import Entry
 D = TypeVar("D", bound=Entry)
 
 
-def redacted(doc: D, redact: bool, commit_infos: Iterable[Any] = ()) -> D:
+def redacted(doc: D, redact: bool, commit_infos: Iterable[Mapping[str, Any]] = ()) -> D:
     """``doc`` with identities pseudonymised when ``redact`` (before any rendering); the
     commit infos teach the redactor who wrote what."""
     if not redact:
@@ -20,6 +20,4 @@ def redacted(doc: D, redact: bool, commit_infos: Iterable[Any] = ()) -> D:
     redactor = Redactor()
     for commit_info in commit_infos:
         redactor.learn_commit_info(commit_info)
-    # THE DICT BOUNDARY (issue #30): report/redact.py rewrites a document's JSON form; once it
-    # transforms typed values this round trip goes
-    return type(doc).from_dict(redact_document(doc.to_dict(), redactor))
+    return redact_document(doc, redactor)

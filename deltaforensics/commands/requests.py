@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -70,6 +70,9 @@ class Evidence:
 
     error_texts: tuple[ErrorText, ...] = ()
     attempts: tuple[AttemptSpec, ...] = ()
+    # Spark event logs or driver logs whose failures on the table are read as more texts
+    # (``--failures-from``, docs/failures.md), once the table is opened
+    failures_from: tuple[str, ...] = ()
     # when the texts' failures were logged (analysis.error_times), for the window around them
     error_times: tuple[int, ...] = field(init=False, default=())
 
@@ -78,10 +81,24 @@ class Evidence:
 
     @classmethod
     def read(
-        cls, error_texts: Iterable[tuple[str, str]] = (), attempts: Iterable[AttemptSpec] = ()
+        cls,
+        error_texts: Iterable[tuple[str, str]] = (),
+        attempts: Iterable[AttemptSpec] = (),
+        failures_from: Iterable[str] = (),
     ) -> Evidence:
-        """``(name, text)`` pairs parsed, with the attempts."""
-        return cls(error_texts=read_error_texts(error_texts), attempts=tuple(attempts))
+        """``(name, text)`` pairs parsed, with the attempts and the failures' sources."""
+        return cls(
+            error_texts=read_error_texts(error_texts),
+            attempts=tuple(attempts),
+            failures_from=tuple(failures_from),
+        )
+
+    def with_texts(self, texts: Iterable[tuple[str, str]]) -> Evidence:
+        """This evidence with ``texts`` parsed after its own."""
+        more = read_error_texts(texts)
+        if not more:
+            return self
+        return replace(self, error_texts=(*self.error_texts, *more))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -14,13 +14,14 @@ from deltaforensics.catalog.names import TableName
 from deltaforensics.commands.reading import Progress, spark_settings
 from deltaforensics.commands.requests import SparkChoice, Table, TableAccess
 from deltaforensics.engines.base import Engine
+from deltaforensics.log.fsspec_store import FsspecLogStore
 from deltaforensics.log.options import (
     load_storage_options,
     redact,
     secret_values,
     storage_options_from_env,
 )
-from deltaforensics.log.storage import FsspecLogStore, LogStore, ReportingStore
+from deltaforensics.log.storage import LogStore, ReportingStore
 from deltaforensics.model.diagnostic_codes import CATALOG_MANAGED_TABLE
 from deltaforensics.model.diagnostics import Diagnostic, warning
 

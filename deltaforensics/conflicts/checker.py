@@ -15,6 +15,7 @@ from deltaforensics.conflicts.registry import rule_for
 from deltaforensics.conflicts.rule import (
     FileHistory,
     Finding,
+    Rule,
     RuleContext,
     has_row_level_concurrency,
 )
@@ -74,7 +75,7 @@ def check(
     history: FileHistory | None = None,
     overrides: dict[str, Any] | None = None,
 ) -> Verdict:
-    prof = profile or loser.profile
+    prof = profile or loser.provenance.profile
     order = [rule_for(c) for c in prof.rule_order]
     versions = tuple(w.version for w in winners if w.version is not None)
     skipped = unchecked(loser, prof, overrides or {})
@@ -90,7 +91,7 @@ def check(
             history=history,
             overrides=dict(overrides or {}),
         )
-        found = [f for rule in order if (f := rule.check(ctx)) is not None]
+        found = findings(order, ctx)
         if found:
             return Verdict(
                 loser=loser,
@@ -104,14 +105,20 @@ def check(
     return Verdict(loser=loser, profile=prof, winners=versions, outcome=COMMITS)
 
 
+def findings(rules: Sequence[Rule], ctx: RuleContext) -> list[Finding]:
+    """What each of ``rules`` finds against ``ctx``'s winner, in order, each hit stamped with
+    its rule's code and exception (the rules do not spell them)."""
+    return [rule.finding(hit) for rule in rules if (hit := rule.check(ctx)) is not None]
+
+
 def unchecked(loser: Transaction, profile: Profile, overrides: dict[str, Any]) -> str | None:
     """Why the engine would commit ``loser`` without running any conflict rule, or ``None``."""
-    if not profile.checks_create_race and loser.read_version is not None and loser.read_version < 0:
+    if not profile.checks_create_race and loser.read.version is not None and loser.read.version < 0:
         return ("delta-rs does not check a table-creation race: it reloads the table at the "
                 "winner's version and writes its own create as the next version")  # fmt: skip
-    level = overrides.get("isolation", loser.isolation)
+    level = overrides.get("isolation", loser.read.isolation)
     if empty_commit_skipped(loser, profile, level):
-        return (f"an empty {loser.operation} under {level.value} is not recorded at all "
+        return (f"an empty {loser.provenance.operation} under {level.value} is not recorded at all "
                 "(skipRecordingEmptyCommits), so nothing is checked; only WriteSerializable "
                 "records, and checks, empty data-changing commits")  # fmt: skip
     return None
@@ -129,12 +136,12 @@ def empty_commit_skipped(loser: Transaction, profile: Profile, level: IsolationL
     checked.
     """
     return (
-        loser.operation in profile.empty_commit_skipping_operations
+        loser.provenance.operation in profile.empty_commit_skipping_operations
         and level is not IsolationLevel.WRITE_SERIALIZABLE
-        and loser.added.is_empty()
-        and loser.removed.is_empty()
-        and not (loser.changes_metadata or loser.changes_protocol)
-        and not (loser.app_ids or loser.domains)
+        and loser.written.added.is_empty()
+        and loser.written.removed.is_empty()
+        and not (loser.written.changes_metadata or loser.written.changes_protocol)
+        and not (loser.written.app_ids or loser.written.domains)
     )
 
 
@@ -175,7 +182,7 @@ def find_races(
         between = present[bisect_right(present, rv) : bisect_left(present, v)]
         winners = [transactions.at(w) for w in between]
         missing = tuple(missing_ranges(between, rv + 1, v - 1))
-        prof = profile or t.profile
+        prof = profile or t.provenance.profile
         verdict = check(t, winners, profile=prof, history=history)
         races.append(
             Race(
@@ -198,17 +205,17 @@ def fragility(
     if base.outcome != COMMITS:
         return []
     changes: list[tuple[str, dict[str, Any]]] = []
-    if loser.isolation is IsolationLevel.WRITE_SERIALIZABLE:
+    if loser.read.isolation is IsolationLevel.WRITE_SERIALIZABLE:
         changes.append((TO_SERIALIZABLE, {"isolation": IsolationLevel.SERIALIZABLE}))
-    elif loser.isolation is IsolationLevel.SERIALIZABLE:
+    elif loser.read.isolation is IsolationLevel.SERIALIZABLE:
         changes.append((TO_WRITE_SERIALIZABLE, {"isolation": IsolationLevel.WRITE_SERIALIZABLE}))
-    if any(w.is_blind_append for w in winners):
+    if any(w.provenance.is_blind_append for w in winners):
         changes.append((WINNER_NOT_BLIND, {"winner_blind": False}))
     if (
-        not loser.blind
-        and not loser.read_whole_table
-        and loser.read_predicate is not None
-        and loser.read_predicate != TRUE
+        not loser.read.reads.blind
+        and not loser.read.reads.whole_table
+        and loser.read.reads.partition_predicate is not None
+        and loser.read.reads.partition_predicate != TRUE
     ):
         changes.append((WIDER_PREDICATE, {"read_predicate": TRUE}))
     if has_row_level_concurrency(profile, loser):

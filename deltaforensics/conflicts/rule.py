@@ -40,7 +40,20 @@ class FileHistory(Protocol):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Hit:
+    """What one rule's check found against one winner. The rule does not say which rule it is:
+    the checker stamps the rule's code and exception on it (:meth:`Rule.finding`)."""
+
+    reason: str
+    files: tuple[str, ...] = ()
+    partitions: tuple[dict[str, str | None], ...] = ()
+    confidence: str = "high"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Finding:
+    """A rule's hit with the rule's code and the exception Delta raises for it."""
+
     code: str
     exception: str
     reason: str
@@ -60,7 +73,7 @@ class Rule:
     # (``[DELTA_CONCURRENT_APPEND] ...``); the file-level ones gain a ``.WITH_PARTITION_HINT`` or
     # ``.WITHOUT_HINT`` sub-class from Delta 4.1 and on Databricks (``partition_hint``).
     error_class: str
-    check: Callable[[RuleContext], Finding | None]
+    check: Callable[[RuleContext], Hit | None]
     doc: str
     status: str = "stable"
     since: str = "0.1.0"
@@ -70,6 +83,17 @@ class Rule:
     @property
     def code(self) -> str:
         return self.delta_check.value
+
+    def finding(self, hit: Hit) -> Finding:
+        """``hit`` stamped with this rule's code and exception."""
+        return Finding(
+            code=self.code,
+            exception=self.exception,
+            reason=hit.reason,
+            files=hit.files,
+            partitions=hit.partitions,
+            confidence=hit.confidence,
+        )
 
 
 @dataclass
@@ -85,23 +109,23 @@ class RuleContext:
     @property
     def isolation(self) -> IsolationLevel:
         level = self.overrides.get("isolation")
-        return level if isinstance(level, IsolationLevel) else self.loser.isolation
+        return level if isinstance(level, IsolationLevel) else self.loser.read.isolation
 
     @property
     def winner_blind(self) -> bool:
         if "winner_blind" in self.overrides:
             return bool(self.overrides["winner_blind"])
-        return self.winner.is_blind_append is True
+        return self.winner.provenance.is_blind_append is True
 
     @property
     def read_predicate(self) -> Predicate | None:
         if "read_predicate" in self.overrides:
             return cast("Predicate | None", self.overrides["read_predicate"])
-        return self.loser.read_predicate
+        return self.loser.read.reads.partition_predicate
 
     @property
     def read_whole_table(self) -> bool:
-        return bool(self.overrides.get("read_whole_table", self.loser.read_whole_table))
+        return bool(self.overrides.get("read_whole_table", self.loser.read.reads.whole_table))
 
     @property
     def row_level_concurrency(self) -> bool:
@@ -115,8 +139,8 @@ class RuleContext:
             return files
         expr = to_polars(
             predicate,
-            name_map=self.loser.physical_names,
-            types=self.loser.column_types,
+            name_map=self.loser.table.physical_names,
+            types=self.loser.table.column_types,
             fields=_struct_fields(files),
         )
         return filter_files(files, expr)
@@ -128,7 +152,7 @@ class RuleContext:
         # the partition-only conjuncts (exact, no JSON) keeps exactly the same rows in the end,
         # while the stats JSON is decoded (and read from the log, when the history's frames do
         # not hold it) only for files in the read partitions.
-        for part in _partition_conjuncts(predicate, self.loser.partition_columns):
+        for part in _partition_conjuncts(predicate, self.loser.table.partition_columns):
             files = filter_files(files, self._stats_expr(files, part))
             if files.is_empty():
                 return files
@@ -139,9 +163,9 @@ class RuleContext:
     def _stats_expr(self, files: pl.DataFrame, predicate: Predicate) -> pl.Expr:
         return may_match_stats(
             predicate,
-            self.loser.partition_columns,
-            name_map=self.loser.physical_names,
-            types=self.loser.column_types,
+            self.loser.table.partition_columns,
+            name_map=self.loser.table.physical_names,
+            types=self.loser.table.column_types,
             fields=_struct_fields(files),
         )
 
@@ -154,22 +178,25 @@ class RuleContext:
         the same as cutting the whole read set down to them, at a fraction of the cost.
         """
         lo = self.loser
-        removed = lo.removed.filter(pl.col("path").is_in(candidates.implode()))
-        if lo.blind or not lo.registers_read_files:
+        removed = lo.written.removed.filter(pl.col("path").is_in(candidates.implode()))
+        if lo.read.reads.blind or not lo.read.reads.registers_files:
             return removed.clear()
-        if lo.operation == "OPTIMIZE" and self.profile.optimize_reads_compacted_files_only:
+        if (
+            lo.provenance.operation == "OPTIMIZE"
+            and self.profile.optimize_reads_compacted_files_only
+        ):
             return removed  # OPTIMIZE tracks exactly the files it compacts
         history = self.history
-        rv = lo.read_version
+        rv = lo.read.version
         if history is None or rv is None or not history.retains(rv):
             return None
         live = history.live_files_among(rv, candidates)
         pred = self.read_predicate
         if self.profile.stats_matching:
-            full = lo.full_predicate
+            full = lo.read.reads.full_predicate
             if full is not None and not self.read_whole_table:
                 live = self.stats_match(live, full)
-        elif pred is not None and not self.read_whole_table and lo.partition_columns:
+        elif pred is not None and not self.read_whole_table and lo.table.partition_columns:
             live = self.partition_match(live, pred)
         cols = [c for c in removed.columns if c in live.columns]
         return pl.concat([live.select(cols), removed.select(cols)], how="vertical").unique(
@@ -187,7 +214,9 @@ def has_row_level_concurrency(profile: Profile, loser: Transaction) -> bool:
     partitioned, so both list items are a table with deletion vectors and no partitions.
     """
     return (
-        profile.row_level_concurrency and loser.has_deletion_vectors and not loser.partition_columns
+        profile.row_level_concurrency
+        and loser.table.has_deletion_vectors
+        and not loser.table.partition_columns
     )
 
 
@@ -226,10 +255,14 @@ def _struct_fields(files: pl.DataFrame) -> list[str]:
 
 def partitions_of(files: pl.DataFrame, loser: Transaction) -> tuple[dict[str, str | None], ...]:
     """Distinct partition values (logical names) of some files, for hints."""
-    if files.is_empty() or not loser.partition_columns or PARTITION_VALUES not in files.columns:
+    if (
+        files.is_empty()
+        or not loser.table.partition_columns
+        or PARTITION_VALUES not in files.columns
+    ):
         return ()
     exprs = partition_value_exprs(
-        files.schema[PARTITION_VALUES], loser.partition_columns, loser.physical_names
+        files.schema[PARTITION_VALUES], loser.table.partition_columns, loser.table.physical_names
     )
     rows = files.select(exprs).unique(maintain_order=True).head(MAX_LISTED).to_dicts()
     return tuple(rows)

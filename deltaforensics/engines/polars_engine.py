@@ -16,8 +16,9 @@ from deltaforensics.log.checkpoint_prefetch import CheckpointPrefetch
 from deltaforensics.log.checkpoints import DecodedCheckpoint, DeferredAdds, decode_checkpoint
 from deltaforensics.log.commit_actions import CommitActions
 from deltaforensics.log.commit_lines import Blob
-from deltaforensics.log.commits import JoinedCommits, join_commits, read_commit_chunks
+from deltaforensics.log.commit_reader import read_commit_chunks
 from deltaforensics.log.file_stats import LogFileStats
+from deltaforensics.log.joined_commits import JoinedCommits, join_commits
 from deltaforensics.log.listing import CheckpointFiles
 from deltaforensics.log.segment import LogSegment
 from deltaforensics.log.storage import LogStore, read_chunks

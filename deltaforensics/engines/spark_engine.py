@@ -48,8 +48,10 @@ from deltaforensics.errors import DeltaForensicsError, LogCorruptError
 from deltaforensics.log.assembly import RawCheckpoint, assemble, segment_partition_columns
 from deltaforensics.log.checkpoints import read_checkpoint
 from deltaforensics.log.commit_actions import CommitActions
+from deltaforensics.log.commit_fallback import parse_raw
 from deltaforensics.log.commit_lines import Blob
-from deltaforensics.log.commits import parse_raw, read_commits, without_file_stats
+from deltaforensics.log.commit_reader import read_commits
+from deltaforensics.log.commit_schemas import without_file_stats
 from deltaforensics.log.listing import CheckpointFiles
 from deltaforensics.log.segment import LogSegment
 from deltaforensics.log.storage import LogStore
@@ -116,7 +118,7 @@ class SparkEngine:
                 return self._scan_via_store(segment, self._unreachable)
         self.read_path = "spark"
         raw, blobs = self._commit_rows(spark, log_uri, segment.commits, fetched)
-        if not self.with_stats:  # as the polars engine leaves them out (log.commits)
+        if not self.with_stats:  # as the polars engine leaves them out (log.commit_schemas)
             raw = without_file_stats(raw)
         commits = CommitActions.from_raw(raw)
         unknown = set(commits.unknown_versions)

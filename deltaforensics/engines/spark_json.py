@@ -4,9 +4,9 @@
 returns a free-form object typed as a string (``commitInfo``, ``partitionValues``, ...) as its
 *source text* while polars re-renders it, so each such text is parsed once more by polars
 (:func:`_polars_rendering`). A file the core reads line by line (escapes polars would mangle,
-see :mod:`deltaforensics.log.commits`) and anything Spark cannot read cleanly (a corrupt line, a
-wrong type, a non-object where an object belongs) is left to the core reader: the rows say
-which (:func:`spark_json_rows`).
+see :mod:`deltaforensics.log.commit_fallback`) and anything Spark cannot read cleanly (a
+corrupt line, a wrong type, a non-object where an object belongs) is left to the core reader:
+the rows say which (:func:`spark_json_rows`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any, Literal
 import polars as pl
 from polars.datatypes import DataTypeClass
 
-from deltaforensics.log.commits import ESCAPES_POLARS_MANGLES
+from deltaforensics.log.commit_fallback import ESCAPES_POLARS_MANGLES
 from deltaforensics.model.schemas import KNOWN_ACTIONS, RAW_ACTION_SCHEMA
 
 JsonParser = Literal["polars", "spark"]
@@ -44,7 +44,7 @@ JSON_OPTIONS = {
     "columnNameOfCorruptRecord": CORRUPT,
     "allowNonNumericNumbers": "false",  # NaN is not JSON; polars rejects it too
 }
-# In the source text: an escape the core's fast path would mangle (log.commits); in a decoded
+# In the source text: an escape the core's fast path would mangle (log.commit_fallback); in a decoded
 # JSON string: a character that only an escape can have written (a backslash, a control
 # character other than a newline).
 _MANGLED_ESCAPE = ESCAPES_POLARS_MANGLES.pattern.decode()  # the core's own rule
@@ -114,7 +114,7 @@ def _string_leaves(prefix: tuple[str, ...], dtype: PolarsDataType) -> Iterator[t
 
 
 def _escape_evidence() -> pl.Expr:
-    """Rows whose file the core reads line by line (``log.commits``: escapes it would mangle).
+    """Rows whose file the core reads line by line (``log.commit_fallback``: escapes it would mangle).
 
     Exact for free-form objects (Spark keeps their source text); for JSON strings, which Spark
     decodes, only characters no writer can put in a string unescaped are evidence.

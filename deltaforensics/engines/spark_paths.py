@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from deltaforensics.log.storage import LOG_DIR, LogStore
+from deltaforensics.log.storage import LOG_DIR, LogStore, SupportsLocalFiles
 
 HADOOP_SCHEMES = ("abfss", "abfs", "wasbs", "wasb", "s3a", "s3", "gs", "hdfs", "dbfs")
 COMMIT_GLOB = "?" * 20 + ".json"  # 20-digit commits; not checkpoints, compactions or junk
@@ -26,10 +26,8 @@ _SCHEME = "^([A-Za-z][A-Za-z0-9+.-]*):/*"
 
 def spark_log_uri(store: LogStore) -> str | None:
     """Where Spark can read the store's ``_delta_log``, or None when it certainly cannot."""
-    protocol = getattr(getattr(store, "fs", None), "protocol", None)
-    protocols = (protocol,) if isinstance(protocol, str) else tuple(protocol or ())
-    log_path = getattr(store, "log_path", None)
-    if "file" in protocols and isinstance(log_path, str):
+    log_path = store.local_log_dir() if isinstance(store, SupportsLocalFiles) else None
+    if log_path is not None:
         # A plain path: Hadoop would re-encode a percent-encoded URI, and it expands globs.
         return "file://" + escape_glob(Path(log_path).resolve().as_posix())
     scheme = store.uri.split("://", 1)[0].lower() if "://" in store.uri else ""

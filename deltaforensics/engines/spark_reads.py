@@ -34,7 +34,7 @@ from deltaforensics.log.assembly import (
     assemble_checkpoint,
     sidecar_paths,
 )
-from deltaforensics.log.commits import read_commits
+from deltaforensics.log.commit_reader import read_commits
 from deltaforensics.log.listing import CheckpointFiles
 from deltaforensics.log.storage import LOG_DIR, LogStore
 from deltaforensics.model.schemas import RAW_ACTION_SCHEMA

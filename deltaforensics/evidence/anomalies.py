@@ -138,7 +138,7 @@ def _why_removed_twice(later: Transaction | None, *, compaction: bool) -> str:
     profile of the version it recorded, so the sentence follows the writer's release."""
     if later is None:
         return "the commit that removed them again is not in the retained log"
-    profile = later.profile
+    profile = later.provenance.profile
     if Check.CONCURRENT_DELETE_DELETE not in profile.rule_order:
         return f"{profile.name} runs no delete-delete check, so nothing stopped it"
     if compaction and profile.delete_delete_skips_compaction_removes:
@@ -253,7 +253,7 @@ def unmarked_appends_vs_spark(txns: CommittedTransactions) -> list[Anomaly]:
         if not candidates:
             continue
         t = txns.at(version)
-        if t.blind:
+        if t.read.reads.blind:
             continue
         raced = range(read_version + 1, version)
         unmarked = [txns.at(v) for v in candidates]
@@ -263,8 +263,8 @@ def unmarked_appends_vs_spark(txns: CommittedTransactions) -> list[Anomaly]:
                     UNMARKED_APPEND_VS_SPARK_READER,
                     raced.stop,
                     unmarked,
-                    reason=f"{', '.join(f'v{w.version} ({w.profile.engine})' for w in unmarked)} appended "
-                    f"without isBlindAppend=true while Spark v{t.version} ({t.operation}) was running: Spark "
+                    reason=f"{', '.join(f'v{w.version} ({w.provenance.profile.engine})' for w in unmarked)} appended "
+                    f"without isBlindAppend=true while Spark v{t.version} ({t.provenance.operation}) was running: Spark "
                     "counts such adds as changed data, so they conflict even under WriteSerializable",
                 )
             )
@@ -315,10 +315,10 @@ def duplicate_app_ids(txns: CommittedTransactions) -> list[Anomaly]:
     writers: dict[str, dict[str, list[int]]] = {}
     with_app_ids = txns.facts.frame.filter("has_app_ids").get_column("version").to_list()
     for t in (txns.at(v) for v in with_app_ids):
-        if t.version is None or not t.app_ids:
+        if t.version is None or not t.written.app_ids:
             continue
-        who = t.writer
-        for app in t.app_ids:
+        who = t.provenance.writer
+        for app in t.written.app_ids:
             writers.setdefault(app, {}).setdefault(who, []).append(t.version)
     for app, by_writer in sorted(writers.items()):
         if len(by_writer) > 1:

@@ -46,6 +46,7 @@ from deltaforensics.evidence.conflict_evidence import (
 )
 from deltaforensics.evidence.conflicting_commit import ParsedCommit, find_conflicting_commit
 from deltaforensics.evidence.log_timestamps import LineTimes
+from deltaforensics.profiles import written_on_databricks
 
 MAX_RAW = 2000
 PREFIX_CHARS = 400
@@ -126,9 +127,9 @@ def _locate_message(
     rest_end = min(_nth_newline(text, m.end(), 1), m.end() + 4000, max(next_start, m.end()))
     escaped_newline = text.find("\\n", m.end(), rest_end)  # a message inside a JSON/repr string
     rest = text[m.end() : rest_end if escaped_newline < 0 else escaped_newline]
-    end = m.end() + len(rest) if anchor.family == "spark" else m.end()
+    end = m.end() + len(rest) if anchor.family == "scala" else m.end()
     commit = None
-    if anchor.family == "spark":
+    if anchor.family == "scala":
         json_limit = max(min(_nth_newline(text, m.end(), JSON_LINES), next_start), m.end())
         commit = find_conflicting_commit(text, m.end(), json_limit)
         end = max(end, commit.end if commit else end)
@@ -185,7 +186,7 @@ def _read_message(
         subclass=subclass,
         era=_era(anchor, subclass, error_class, table, commit),
         engine="delta-rs"
-        if anchor.family == "delta-rs"
+        if anchor.family == "rust"
         else _spark_engine(class_name, doc_link, winner, subclass, groups.get("article")),
         class_name=class_name,
         winner_version=version,
@@ -230,7 +231,7 @@ def _header(prefix: str, anchor: fmt.Anchor) -> tuple[str | None, str | None, in
         if class_name is None or "." in name or "." not in class_name:
             class_name, class_start = name, cm.end() - len(name)
     starts.append(class_start)
-    if anchor.family == "delta-rs":
+    if anchor.family == "rust":
         rs = fmt.RS_PREFIX.search(prefix)
         if rs:
             starts.append(rs.start())
@@ -272,7 +273,7 @@ def _details(
                     "current_writer_version": int(versions["cw"]),
                 }
             )
-    if anchor.family == "delta-rs":
+    if anchor.family == "rust":
         help_line = fmt.RS_HELP.match(text, m.end())
         if help_line and help_line.end() <= max(next_start, m.end()):
             end = max(end, help_line.end())
@@ -313,7 +314,7 @@ def _era(
     table: str | None,
     commit: ParsedCommit | None,
 ) -> Era:
-    if anchor.family == "delta-rs":
+    if anchor.family == "rust":
         return "delta-rs"
     if subclass in fmt.DATABRICKS_SUBCLASSES:
         return "databricks"
@@ -342,12 +343,7 @@ def _spark_engine(
         return "databricks" if _host(doc_link).endswith(fmt.DATABRICKS_HOSTS) else "delta-spark"
     if subclass in fmt.DATABRICKS_SUBCLASSES or article == "A":
         return "databricks"
-    engine_info = _str(winner.get("engineInfo")) or ""
-    if engine_info.startswith("Databricks-Runtime") or any(
-        key in winner for key in ("clusterId", "job", "notebook", "userId", "userName")
-    ):
-        return "databricks"
-    return "delta-spark"
+    return "databricks" if written_on_databricks(winner) else "delta-spark"
 
 
 def _host(link: str | None) -> str:

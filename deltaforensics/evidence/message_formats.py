@@ -27,7 +27,10 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-Family = Literal["spark", "delta-rs"]
+# The language of the library that worded a message: Delta's Scala (Delta-Spark, Databricks) or
+# delta-rs's Rust. A property of the text, named apart from the engines (who printed it is
+# ``ConflictEvidence.engine``).
+Family = Literal["scala", "rust"]
 
 APPEND = "ConcurrentAppendException"
 DELETE_READ = "ConcurrentDeleteReadException"
@@ -92,7 +95,7 @@ ANCHORS: tuple[Anchor, ...] = (
     Anchor(
         "append",
         APPEND,
-        "spark",
+        "scala",
         re.compile(
             r"Files were added to (?:partition (?P<partition>\[[^\n]*?\])|(?P<root>the root of the table)) "
             + _UPDATE
@@ -101,7 +104,7 @@ ANCHORS: tuple[Anchor, ...] = (
     Anchor(
         "delete-read",
         DELETE_READ,
-        "spark",
+        "scala",
         re.compile(
             r"This transaction attempted to read one or more files that were deleted "
             r"\(for example (?P<file>[^\n]*?)\) " + _UPDATE
@@ -110,7 +113,7 @@ ANCHORS: tuple[Anchor, ...] = (
     Anchor(
         "delete-delete",
         DELETE_DELETE,
-        "spark",
+        "scala",
         re.compile(
             r"This transaction attempted to delete one or more files that were deleted "
             r"\(for example (?P<file>[^\n]*?)\) " + _UPDATE
@@ -119,7 +122,7 @@ ANCHORS: tuple[Anchor, ...] = (
     Anchor(
         "metadata",
         METADATA,
-        "spark",
+        "scala",
         re.compile(
             r"The metadata of the Delta table (?:(?P<table>[^\n]{1,500}?) )?has been changed "
             + _UPDATE
@@ -128,13 +131,13 @@ ANCHORS: tuple[Anchor, ...] = (
     Anchor(
         "protocol",
         PROTOCOL,
-        "spark",
+        "scala",
         re.compile(r"The protocol version of the Delta table has been changed " + _UPDATE),
     ),
     Anchor(
         "transaction",
         TRANSACTION,
-        "spark",
+        "scala",
         re.compile(
             r"This error occurs when multiple streaming queries are using the same checkpoint to write "
             r"into this table\."
@@ -143,7 +146,7 @@ ANCHORS: tuple[Anchor, ...] = (
     Anchor(
         "write",
         WRITE,
-        "spark",
+        "scala",
         re.compile(
             r"A concurrent transaction has written new data since the current transaction read the table\."
         ),
@@ -151,7 +154,7 @@ ANCHORS: tuple[Anchor, ...] = (
     Anchor(
         "max-retries",
         MAX_RETRIES,
-        "spark",
+        "scala",
         re.compile(
             r"This commit has failed as it has been tried (?P<attempts>\d{1,12}) times but did not succeed\."
         ),
@@ -159,7 +162,7 @@ ANCHORS: tuple[Anchor, ...] = (
     Anchor(
         "c-append",
         APPEND,
-        "spark",
+        "scala",
         re.compile(
             r"Transaction conflict detected\. "
             + _C_TABLE
@@ -169,7 +172,7 @@ ANCHORS: tuple[Anchor, ...] = (
     Anchor(
         "c-delete-read",
         DELETE_READ,
-        "spark",
+        "scala",
         re.compile(
             r"Transaction conflict detected, "
             + _C_TABLE
@@ -180,7 +183,7 @@ ANCHORS: tuple[Anchor, ...] = (
     Anchor(
         "c-delete-delete",
         DELETE_DELETE,
-        "spark",
+        "scala",
         re.compile(
             r"Transaction conflict detected, "
             + _C_TABLE
@@ -191,45 +194,41 @@ ANCHORS: tuple[Anchor, ...] = (
     Anchor(
         "rs-append",
         APPEND,
-        "delta-rs",
+        "rust",
         re.compile(r"Commit failed: a concurrent transactions? added new data\.?"),
     ),
     Anchor(
         "rs-delete-read",
         DELETE_READ,
-        "delta-rs",
+        "rust",
         re.compile(r"Commit failed: a concurrent transaction deleted data this operation read\.?"),
     ),
     Anchor(
         "rs-delete-delete",
         DELETE_DELETE,
-        "delta-rs",
+        "rust",
         re.compile(
             r"Commit failed: a concurrent transaction deleted the same data your transaction deletes\.?"
         ),
     ),
-    Anchor(
-        "rs-metadata", METADATA, "delta-rs", re.compile(r"Metadata changed since last commit\.?")
-    ),
+    Anchor("rs-metadata", METADATA, "rust", re.compile(r"Metadata changed since last commit\.?")),
     Anchor(
         "rs-protocol",
         PROTOCOL,
-        "delta-rs",
+        "rust",
         re.compile(r"Protocol changed since last commit(?::[ \t]*(?P<detail>[^\n'\"\\]{0,300}))?"),
     ),
-    Anchor(
-        "rs-transaction", TRANSACTION, "delta-rs", re.compile(r"Concurrent transaction failed\.?")
-    ),
+    Anchor("rs-transaction", TRANSACTION, "rust", re.compile(r"Concurrent transaction failed\.?")),
     Anchor(
         "rs-max-attempts",
         MAX_RETRIES,
-        "delta-rs",
+        "rust",
         re.compile(r"Failed to commit transaction: (?P<attempts>\d{1,9})(?![\d\w]|\.\d)"),
     ),
     Anchor(
         "rs-debug",
         APPEND,
-        "delta-rs",
+        "rust",
         re.compile(
             r"CommitConflict\((?P<variant>" + "|".join(_RS_DEBUG) + r")"
             r"(?:\(\"?(?P<detail>[^)\n\"]{0,300})\"?\))?\)"
@@ -238,7 +237,7 @@ ANCHORS: tuple[Anchor, ...] = (
     Anchor(
         "rs-debug-max-attempts",
         MAX_RETRIES,
-        "delta-rs",
+        "rust",
         re.compile(r"MaxCommitAttempts\((?P<attempts>\d{1,9})\)"),
     ),
 )

@@ -40,15 +40,15 @@ class WinnerMatch:
 def _could_cause(t: Transaction, exception: str) -> bool:
     match exception:
         case "ConcurrentAppendException":
-            return t.added.height > 0
+            return t.written.added.height > 0
         case "ConcurrentDeleteReadException" | "ConcurrentDeleteDeleteException":
-            return t.removed.height > 0
+            return t.written.removed.height > 0
         case "MetadataChangedException":
-            return t.changes_metadata
+            return t.written.changes_metadata
         case "ProtocolChangedException":
-            return t.changes_protocol
+            return t.written.changes_protocol
         case "ConcurrentTransactionException":
-            return bool(t.app_ids or t.domains)
+            return bool(t.written.app_ids or t.written.domains)
         case _:
             return True
 
@@ -107,7 +107,7 @@ def _by_version(version: int, txns: Sequence[Transaction], first_version: int) -
 def _by_txn_id(txn_id: Any, txns: Sequence[Transaction]) -> WinnerMatch | None:
     if not txn_id:
         return None
-    hits = [t for t in txns if t.commit_info.get("txnId") == txn_id]
+    hits = [t for t in txns if t.provenance.commit_info.get("txnId") == txn_id]
     if not hits:
         return None
     return WinnerMatch(
@@ -122,9 +122,9 @@ def _by_timestamp(ts: Any, op: str, read_version: Any, txns: Sequence[Transactio
     hits = [
         t
         for t in txns
-        if t.commit_info.get("timestamp") == ts
-        and (not op or t.operation == op)
-        and (read_version is None or t.read_version == read_version)
+        if t.provenance.commit_info.get("timestamp") == ts
+        and (not op or t.provenance.operation == op)
+        and (read_version is None or t.read.version == read_version)
     ]
     if len(hits) == 1:
         return WinnerMatch(
@@ -154,9 +154,10 @@ def _in_window_before(observed: int, kind_ok: Sequence[Transaction]) -> WinnerMa
     window = [
         t
         for t in kind_ok
-        if (t.timestamp or 0) <= observed and (t.timestamp or 0) >= observed - WINDOW_MS
+        if (t.provenance.timestamp or 0) <= observed
+        and (t.provenance.timestamp or 0) >= observed - WINDOW_MS
     ]
-    window.sort(key=lambda t: observed - (t.timestamp or 0))
+    window.sort(key=lambda t: observed - (t.provenance.timestamp or 0))
     cands = tuple(t.version for t in window if t.version is not None)
     if len(cands) == 1:
         return WinnerMatch(
@@ -176,13 +177,13 @@ def _in_window_before(observed: int, kind_ok: Sequence[Transaction]) -> WinnerMa
 def files_in_partition(
     frame: pl.DataFrame, partition: Mapping[str, str | None] | None, t: Transaction
 ) -> pl.DataFrame:
-    if frame.is_empty() or not partition or not t.partition_columns:
+    if frame.is_empty() or not partition or not t.table.partition_columns:
         return frame
     pv = frame.schema.get("partition_values")
     names = {f.name for f in pv.fields} if isinstance(pv, pl.Struct) else set()
     cond = pl.lit(True)
     for logical, value in partition.items():
-        physical = t.physical_names.get(logical, logical)
+        physical = t.table.physical_names.get(logical, logical)
         if physical not in names:
             continue
         col = pl.col("partition_values").struct.field(physical)
@@ -214,7 +215,7 @@ def explain_error(evidence: Any, match: WinnerMatch, txns: Sequence[Transaction]
     partition = evidence.partition
     files: list[str] = []
     if w is not None:
-        touched = w.added if exception == "ConcurrentAppendException" else w.removed
+        touched = w.written.added if exception == "ConcurrentAppendException" else w.written.removed
         if exception in (
             "MetadataChangedException",
             "ProtocolChangedException",
@@ -227,10 +228,12 @@ def explain_error(evidence: Any, match: WinnerMatch, txns: Sequence[Transaction]
             if matched.height
             else ([evidence.file_path] if evidence.file_path else [])
         )
-        who = f" by {w.who}" if w.who else ""
-        pred = w.parameters.get("predicate") or w.parameters.get("mergePredicate")
+        who = f" by {w.provenance.who}" if w.provenance.who else ""
+        pred = w.provenance.parameters.get("predicate") or w.provenance.parameters.get(
+            "mergePredicate"
+        )
         reason = (
-            f"{exception}: v{w.version} {w.operation}{who}"
+            f"{exception}: v{w.version} {w.provenance.operation}{who}"
             + (f" with predicate {pred}" if pred else "")
             + (
                 f" changed {plural(len(files), 'file')} in partition {partition_text(partition)}"
@@ -243,14 +246,14 @@ def explain_error(evidence: Any, match: WinnerMatch, txns: Sequence[Transaction]
         if evidence.file_path:
             files = [evidence.file_path]
         reason = f"{exception}: winner {match.how}. {_rule_sentence(exception, evidence)}"
-    if w is not None and exception == "ConcurrentAppendException" and w.is_blind_append:
+    if w is not None and exception == "ConcurrentAppendException" and w.provenance.is_blind_append:
         reason += (
             f" Note: v{w.version} was a blind append, which WriteSerializable ignores; it conflicts only with a "
             "transaction that ran Serializable or changed metadata (schema evolution, ADD CONSTRAINT, overwriteSchema)."
         )
     retry = later_retry(evidence, w, txns)
     if retry is not None:
-        reason += f" A later commit by the same writer (v{retry.version}, {retry.operation}) shows its likely read set: {retry.read_reason}."
+        reason += f" A later commit by the same writer (v{retry.version}, {retry.provenance.operation}) shows its likely read set: {retry.read.reads.reason}."
     return ErrorConflict(
         exception=exception,
         code=EXCEPTION_CODES.get(exception),
@@ -294,11 +297,17 @@ def later_retry(
     later = [
         t
         for t in txns
-        if t.version is not None and (t.timestamp or 0) > observed and t.writer != winner.writer
+        if t.version is not None
+        and (t.provenance.timestamp or 0) > observed
+        and t.provenance.writer != winner.provenance.writer
     ]
     if not later:
         return None
-    same_kind = [t for t in later if not t.blind and t.operation != "OPTIMIZE"]
+    same_kind = [
+        t for t in later if not t.read.reads.blind and t.provenance.operation != "OPTIMIZE"
+    ]
     return (
-        same_kind[0] if same_kind and (same_kind[0].timestamp or 0) - observed < WINDOW_MS else None
+        same_kind[0]
+        if same_kind and (same_kind[0].provenance.timestamp or 0) - observed < WINDOW_MS
+        else None
     )

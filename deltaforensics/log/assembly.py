@@ -214,8 +214,8 @@ def assemble(
 
     ``triples`` holds the bytes of at least every commit with an unknown action (their lines
     are kept verbatim); ``commits`` is what
-    :func:`~deltaforensics.log.commits.read_commit_chunks` gives, or
-    :meth:`CommitActions.from_raw` of what :func:`~deltaforensics.log.commits.read_commits`
+    :func:`~deltaforensics.log.commit_reader.read_commit_chunks` gives, or
+    :meth:`CommitActions.from_raw` of what :func:`~deltaforensics.log.commit_reader.read_commits`
     gives.
     """
     parts = _checkpoint_frames(checkpoint, partition_columns) if checkpoint else _Frames()

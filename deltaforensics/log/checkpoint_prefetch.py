@@ -22,7 +22,7 @@ from deltaforensics.errors import DeltaForensicsError
 from deltaforensics.log.checkpoints import DecodedCheckpoint, decode_checkpoint
 from deltaforensics.log.commit_times import read_stamp
 from deltaforensics.log.listing import CheckpointFiles, read_last_checkpoint
-from deltaforensics.log.storage import LogStore
+from deltaforensics.log.storage import LogStore, SupportsFileFacts
 
 
 @dataclass(slots=True)
@@ -83,10 +83,9 @@ def _named_files(version: int, parts: int | None) -> CheckpointFiles:
 def _at_least(store: LogStore, files: CheckpointFiles, said: int | None, threshold: int) -> bool:
     if said is not None:
         return said >= threshold
-    facts = getattr(store, "file_facts", None)
-    if not callable(facts):
+    if not isinstance(store, SupportsFileFacts):
         return False
-    found = facts(list(files.names))
+    found = store.file_facts(list(files.names))
     return len(found) == len(files.names) and sum(f.size or 0 for f in found.values()) >= threshold
 
 

@@ -27,9 +27,9 @@ from deltaforensics.log.assembly import (
     check_checkpoint_schema,
     sidecar_name,
 )
-from deltaforensics.log.commits import read_commits
+from deltaforensics.log.commit_reader import read_commits
 from deltaforensics.log.listing import CheckpointFiles
-from deltaforensics.log.storage import LogStore
+from deltaforensics.log.storage import LogStore, SupportsLocalFiles
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -229,12 +229,11 @@ def _contents(store: LogStore, names: Sequence[str]) -> dict[str, bytes | str]:
     """Each file's bytes, or for a parquet file on a local disk its path: read in place, only
     the wanted columns are read (without statistics, a fifth of a large checkpoint's bytes).
     Whatever cannot be read that way is read through the store, which words any error."""
-    local_file = getattr(store, "local_file", None)
     paths: dict[str, str] = {}
-    if local_file is not None:
+    if isinstance(store, SupportsLocalFiles):
         for name in names:
-            path = local_file(name) if name.endswith(".parquet") else None
-            if isinstance(path, str):
+            path = store.local_file(name) if name.endswith(".parquet") else None
+            if path is not None:
                 paths[name] = path
     out: dict[str, bytes | str] = dict(paths)
     out.update(store.read_many([n for n in names if n not in paths]))

@@ -1,7 +1,7 @@
 """Commit files read line by line: the exact path that recovers or names the problem.
 
-:mod:`deltaforensics.log.commits` parses a whole chunk of commits at once and sends here what
-its fast path cannot vouch for (escapes polars would mangle, blank lines, a BOM, a parse
+:mod:`deltaforensics.log.commit_reader` parses a whole chunk of commits at once and sends here
+what its fast path cannot vouch for (escapes polars would mangle, blank lines, a BOM, a parse
 error). Here each line is decoded with :mod:`json` and typed against ``RAW_ACTION_SCHEMA``
 field by field, so an error names the file, the line and what is wrong with it.
 """

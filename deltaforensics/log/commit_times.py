@@ -34,7 +34,7 @@ import orjson
 from deltaforensics.errors import TimeWindowError
 from deltaforensics.log.file_facts import fetch_facts
 from deltaforensics.log.listing import LogListing
-from deltaforensics.log.storage import LogStore
+from deltaforensics.log.storage import LogStore, SupportsModificationTimes
 
 ENABLEMENT_VERSION = "delta.inCommitTimestampEnablementVersion"
 # A writer records commitInfo.timestamp when it starts committing; the file lands moments later.
@@ -273,8 +273,7 @@ def _modification_times(
     The first, middle and newest commits' times are held against their ``commitInfo``
     first: a copy fails there, and then no other file's time is read (a stat each of
     1,000,000 commits on a local disk took ~10 s, issue #23)."""
-    reader = getattr(store, "modification_times", None)
-    if not callable(reader):
+    if not isinstance(store, SupportsModificationTimes):
         return [], "the storage does not report them"
     found: Mapping[str, int] = listing.modified
     probes = sorted({0, len(versions) // 2, len(versions) - 1})
@@ -287,7 +286,7 @@ def _modification_times(
     names = [listing.commits[v] for v in versions]
     fetch_facts(found, names)
     if not all(n in found for n in names):
-        found = reader()
+        found = store.modification_times()
     if not all(n in found for n in names):
         return [], "the storage does not report them"
     times = [found[n] for n in names]

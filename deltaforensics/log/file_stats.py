@@ -28,7 +28,7 @@ import polars as pl
 
 from deltaforensics.errors import LogCorruptError
 from deltaforensics.log.checkpoints import read_checkpoint
-from deltaforensics.log.commits import read_commits
+from deltaforensics.log.commit_reader import read_commits
 from deltaforensics.log.normalize import PartitionValuesAs, file_actions
 from deltaforensics.log.segment import LogSegment
 from deltaforensics.log.storage import LogStore
@@ -42,7 +42,7 @@ _FOUND = {"version": pl.Int64, "seq": pl.Int64, "stats": pl.String}
 
 
 class LogFileStats:
-    """A :class:`~deltaforensics.model.file_stats.FileStatsSource` over one segment's files.
+    """A :class:`~deltaforensics.model.file_stats_source.FileStatsSource` over one segment's files.
 
     Thread-safe (a what-if reads statistics on a second thread); pickled as its store and
     segment only, without what it has read (a Spark task returns the frames it scanned)."""

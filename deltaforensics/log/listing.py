@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -19,7 +19,7 @@ from deltaforensics.errors import NotADeltaTableError
 from deltaforensics.log.commit_names import CommitNames
 from deltaforensics.log.file_facts import FileFacts, ListedSizes, ListedTimes
 from deltaforensics.log.paths import MAX_VERSION, LogFileKind, LogPath, parse_log_path
-from deltaforensics.log.storage import LogStore
+from deltaforensics.log.storage import LogStore, StoredFile, SupportsNameListing
 from deltaforensics.model.gaps import Range, SortedVersions, distinct_sorted
 
 
@@ -106,10 +106,10 @@ class LogListing:
 def list_log(store: LogStore) -> LogListing:
     """List once. Files committed after this call are never read (a consistent cut).
 
-    A store that can list names alone (:meth:`FsspecLogStore.list_log_names`, a local disk)
+    A store that can list names alone (:class:`SupportsNameListing`, on a local disk)
     is listed so, and its files' sizes and times are read when asked for (:class:`FileFacts`).
     """
-    names, sizes, modified = _listed(store)
+    names, sizes, modified, read_facts = _listed(store)
     plain, rest = plain_commits(names)
     del names  # the commits' names live on as their versions
     odd: dict[int, str] = {}
@@ -164,8 +164,8 @@ def list_log(store: LogStore) -> LogListing:
     checkpoints = {v: _prefer(cps) for v, cps in singles.items()}
     commits = CommitNames(distinct_sorted(plain), odd)
     hint = read_last_checkpoint(store) if has_last_checkpoint else None
-    if sizes is None:
-        facts = FileFacts(commits, rest, store.file_facts)  # type: ignore[attr-defined]
+    if read_facts is not None:
+        facts = FileFacts(commits, rest, read_facts)
         sizes, modified = ListedSizes(facts), ListedTimes(facts)
     return LogListing(
         uri=store.uri,
@@ -184,21 +184,22 @@ def list_log(store: LogStore) -> LogListing:
 
 def _listed(
     store: LogStore,
-) -> tuple[list[str], Mapping[str, int | None] | None, Mapping[str, int]]:
-    """The names, and their sizes and times when the listing gave them (``None``: the store
-    named its files alone, :meth:`FsspecLogStore.list_log_names`)."""
-    names_only = getattr(store, "list_log_names", None)
-    listed = (
-        names_only()
-        if callable(names_only) and callable(getattr(store, "file_facts", None))
-        else None
-    )
-    if listed is not None:
-        return listed, None, {}
+) -> tuple[
+    list[str],
+    Mapping[str, int | None],
+    Mapping[str, int],
+    Callable[[Sequence[str]], dict[str, StoredFile]] | None,
+]:
+    """The names, their sizes and times as the listing gave them, and how to read them
+    instead when the store named its files alone (:class:`SupportsNameListing`)."""
+    if isinstance(store, SupportsNameListing):
+        listed = store.list_log_names()
+        if listed is not None:
+            return listed, {}, {}, store.file_facts
     files = store.list_log()
     sizes = {f.name: f.size for f in files}
     modified = {f.name: f.modified_ms for f in files if f.modified_ms is not None}
-    return [f.name for f in files], sizes, modified
+    return [f.name for f in files], sizes, modified, None
 
 
 MAX_VERSION_DIGITS = f"{MAX_VERSION:020d}"

@@ -1,33 +1,27 @@
-"""Where log bytes come from: the :class:`LogStore` protocol and its fsspec implementation.
-
-fsspec and adlfs stay inside the log package (here, :mod:`.location` and :mod:`.azure`; a test
-in tests/test_architecture.py holds every other module to that).
+"""Where log bytes come from: the :class:`LogStore` protocol and the capabilities a store may add.
 
 A :class:`LogStore` is read-only by construction: it can list ``_delta_log`` and read files,
 nothing else. The table location is resolved once; every path it hands out is relative to
 ``_delta_log``. Messages name :attr:`LogStore.uri`, which never carries credentials.
+
+Four members are all a store must have. What a reader does faster, or only, with some stores is
+a capability: one protocol each below, with its contract, asked for with ``isinstance`` where it
+is used (in the manner of delta-kernel-rs's ``StorageHandler``, which declares what an engine's
+storage must do and leaves how to it; docs/architecture.md, "The storage seam").
+:class:`~deltaforensics.log.fsspec_store.FsspecLogStore` has every capability, so a store built
+on it (ADLS, and any other fsspec filesystem) has them too; a reader works without any of them.
+
+fsspec and adlfs stay inside the log package (:mod:`.fsspec_store`, :mod:`.location` and
+:mod:`.azure`; a test in tests/test_architecture.py holds every other module to that).
 """
 
 from __future__ import annotations
 
-import os
-import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Protocol, TypeVar
-from urllib.parse import unquote, urlparse
-
-import fsspec
-
-from deltaforensics.errors import NotADeltaTableError, StorageError
+from typing import Protocol, runtime_checkable
 
 LOG_DIR = "_delta_log"
-_NESTED_DIRS = ("_sidecars", "_staged_commits", "_commits")
-_READ_BUFFER = 1 << 20
-# names with these endings in _delta_log are files, not asked about (``_names_local``)
-_FILE_SUFFIXES = (".json", ".parquet", ".crc")
-T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +35,19 @@ class StoredFile:
 
 
 class LogStore(Protocol):
-    """Read-only access to one table's ``_delta_log``."""
+    """Read-only access to one table's ``_delta_log``: what every store has.
+
+    - ``uri``: the table as the user named it, without credentials; every message names it.
+    - ``list_log()``: every entry of ``_delta_log`` once, in any order, with its size and
+      (when the storage says) modification time; a folder other than those Delta keeps files
+      in (``_sidecars``, ``_staged_commits``, ``_commits``, whose files are listed as
+      ``folder/name``) is listed as ``name/`` without a size. A log that is not there raises
+      :class:`~deltaforensics.errors.NotADeltaTableError`, storage that fails
+      :class:`~deltaforensics.errors.StorageError`.
+    - ``read(name)``: one file's bytes; a file gone since the listing raises ``StorageError``.
+    - ``read_many(names)``: the bytes of each of ``names``, keyed by name, as ``read`` would
+      give them one by one (a store may fetch them side by side).
+    """
 
     @property
     def uri(self) -> str: ...
@@ -53,6 +59,85 @@ class LogStore(Protocol):
     def read_many(self, names: Sequence[str]) -> dict[str, bytes]: ...
 
 
+@runtime_checkable
+class SupportsFileFacts(Protocol):
+    """A store that can tell a listed file's size and modification time on its own.
+
+    ``file_facts(names)`` answers, for each of ``names`` (relative to ``_delta_log``) that is
+    still there and whose facts the store can read, a :class:`StoredFile` with its size and
+    time in ms; a name it leaves out is gone, or one the store cannot tell about (a store that
+    can tell nothing answers ``{}``). It never raises for a missing file. Used by the
+    checkpoint prefetch (is a named checkpoint large enough to start early?) and by a listing
+    of names alone (:class:`SupportsNameListing`)."""
+
+    def file_facts(self, names: Sequence[str]) -> dict[str, StoredFile]: ...
+
+
+@runtime_checkable
+class SupportsNameListing(SupportsFileFacts, Protocol):
+    """A store that can list ``_delta_log``'s names without each file's size and time.
+
+    ``list_log_names()`` gives the names :meth:`LogStore.list_log` would give (a folder's with a
+    trailing ``/``, the files of Delta's own folders as ``folder/name``), or ``None`` when this
+    store's names come with their sizes and times at no extra cost (an object store's listing):
+    the reader then calls ``list_log``. When it gives names, ``file_facts`` answers for them,
+    and is asked only about the few files a reader needs (a ``stat`` per file of a 1,000,000
+    commit log on a local disk cost ~10 s, issue #23)."""
+
+    def list_log_names(self) -> list[str] | None: ...
+
+
+@runtime_checkable
+class SupportsModificationTimes(Protocol):
+    """A store whose storage records when each log file was last modified.
+
+    ``modification_times()`` lists ``_delta_log`` again and answers each file's last-modified
+    time in ms (the files of Delta's own folders as ``folder/name``, or as the name the store
+    shows them under); a file without a time is left out, and a store wrapping one that has
+    none answers ``{}``. Delta takes a commit's time from its file when in-commit timestamps
+    are off (``DeltaHistoryManager``); only ``--since``/``--until`` ask, and only when the
+    listing lacked a time (:mod:`deltaforensics.log.commit_times`). A store without this
+    capability reports no times, whatever its listing held."""
+
+    def modification_times(self) -> dict[str, int]: ...
+
+
+@runtime_checkable
+class SupportsLocalFiles(Protocol):
+    """A store that may keep the log on a local disk, readable in place.
+
+    ``local_log_dir()`` is the operating system's path of ``_delta_log`` when the log is on a
+    local disk, else ``None`` (Spark then reads it as a plain path, not a URI Hadoop would
+    re-encode). ``local_file(name)`` is the path of one readable file of it, else ``None``
+    (not local, or not there: :meth:`LogStore.read` then reports it); a parquet reader given a
+    path reads only the column chunks it needs. Neither raises."""
+
+    def local_log_dir(self) -> str | None: ...
+
+    def local_file(self, name: str) -> str | None: ...
+
+
+@runtime_checkable
+class SupportsChunkedReads(Protocol):
+    """A store that reads a long list of files in slices itself (to report progress over all).
+
+    ``read_chunks(names, size)`` yields ``read_many`` of ``names[0:size]``, then of
+    ``names[size:2 * size]``, ... in order, so a caller can work on one slice while the next
+    is read; the bytes are those ``read_many`` gives. :func:`read_chunks` asks for it."""
+
+    def read_chunks(self, names: Sequence[str], size: int) -> Iterator[dict[str, bytes]]: ...
+
+
+def read_chunks(store: LogStore, names: Sequence[str], size: int) -> Iterator[dict[str, bytes]]:
+    """``store.read_many`` of ``names[0:size]``, ``names[size:2 * size]``, ...: a caller can work
+    on one slice while the next is read. A store with :class:`SupportsChunkedReads` reads them."""
+    if isinstance(store, SupportsChunkedReads):
+        yield from store.read_chunks(names, size)
+        return
+    for start in range(0, len(names), size):
+        yield store.read_many(names[start : start + size])
+
+
 def split_table_uri(uri: str) -> str:
     """Accept a table root, its ``_delta_log`` folder, or either with a trailing slash."""
     stripped = uri.rstrip("/")
@@ -61,343 +146,10 @@ def split_table_uri(uri: str) -> str:
     return stripped
 
 
-def _is_local(uri: str) -> bool:
-    scheme = urlparse(uri).scheme
-    return scheme in ("", "file") or (len(scheme) == 1 and os.name == "nt")
-
-
-@dataclass(slots=True)
-class FsspecLogStore:
-    """A :class:`LogStore` over any fsspec filesystem (local, ``memory://``, ADLS via adlfs)."""
-
-    fs: Any
-    root: str  # table root in the filesystem's own path form
-    display_uri: str
-    retries: int = 3
-    backoff_seconds: float = 0.5
-    batch_size: int = 256
-    classify: Callable[[BaseException], str] = field(default=lambda e: f"{type(e).__name__}: {e}")
-
-    @classmethod
-    def from_uri(
-        cls, uri: str, storage_options: Mapping[str, str] | None = None, **kwargs: Any
-    ) -> FsspecLogStore:
-        table = split_table_uri(uri)
-        if _is_local(table):
-            path = unquote(urlparse(table).path) if table.startswith("file:") else table
-            # absolute, but symlinks kept: the table is reported as the user named it
-            root = os.path.abspath(Path(path).expanduser())  # noqa: PTH100 - resolve() would follow symlinks
-            return cls(fs=fsspec.filesystem("file"), root=root, display_uri=root, **kwargs)
-        from deltaforensics.log import location  # noqa: PLC0415 - keeps azure code off local runs
-
-        resolved = location.resolve_remote(table, dict(storage_options or {}))
-        return cls(
-            fs=resolved.fs,
-            root=resolved.root,
-            display_uri=resolved.display_uri,
-            classify=resolved.classify,
-            **kwargs,
-        )
-
-    @property
-    def uri(self) -> str:
-        return self.display_uri
-
-    @property
-    def log_path(self) -> str:
-        return f"{self.root.rstrip('/')}/{LOG_DIR}"
-
-    def _call(self, what: str, fn: Callable[[], T]) -> T:
-        delay = self.backoff_seconds
-        for attempt in range(self.retries + 1):
-            try:
-                return fn()
-            except (FileNotFoundError, NotADirectoryError, PermissionError, IsADirectoryError):
-                raise
-            except OSError as exc:
-                flagged = getattr(exc, "transient", None)
-                transient = flagged if isinstance(flagged, bool) else _transient(exc)
-                if attempt == self.retries or not transient:
-                    raise StorageError(self.display_uri, f"{what}: {self.classify(exc)}") from None
-            time.sleep(delay)
-            delay *= 2
-        raise AssertionError("unreachable")  # pragma: no cover
-
-    @property
-    def _local(self) -> bool:
-        protocol = getattr(self.fs, "protocol", ())
-        return "file" in (protocol if isinstance(protocol, tuple | list) else (protocol,))
-
-    def list_log(self) -> list[StoredFile]:
-        base = self.log_path
-        if self._local:
-            found = self._list_local(base)
-            if found is not None:
-                return found
-        try:
-            entries = self._call("listing _delta_log", lambda: self.fs.ls(base, detail=True))
-        except FileNotFoundError:
-            if not self._exists(self.root):
-                raise StorageError(self.display_uri, "path not found") from None
-            raise NotADeltaTableError(self.display_uri, "no _delta_log folder") from None
-        except NotADirectoryError:
-            raise NotADeltaTableError(self.display_uri, "_delta_log is not a folder") from None
-        except PermissionError as exc:
-            raise StorageError(
-                self.display_uri, f"permission denied: {self.classify(exc)}"
-            ) from None
-        out: list[StoredFile] = []
-        for entry in entries:
-            name = _relative(entry["name"], base)
-            if entry.get("type") == "directory":
-                if name in _NESTED_DIRS:
-                    out.extend(self._list_nested(f"{base}/{name}", name))
-                else:
-                    out.append(StoredFile(name + "/", None))
-                continue
-            out.append(StoredFile(name, entry.get("size"), _modified_ms(entry)))
-        return out
-
-    def _list_local(self, base: str) -> list[StoredFile] | None:
-        """``os.scandir`` instead of fsspec's ``ls`` (a stat per entry through three layers of
-        path normalisation); ``None`` on any error, so the fsspec path reports it as before."""
-        out: list[StoredFile] = []
-        try:
-            with os.scandir(base) as it:
-                for entry in it:
-                    if entry.is_dir():
-                        out.extend(self._folder(base, entry.name))
-                        continue
-                    stat = entry.stat()
-                    out.append(StoredFile(entry.name, stat.st_size, stat.st_mtime_ns // 1_000_000))
-        except OSError:
-            return None
-        return out
-
-    def _folder(self, base: str, name: str) -> list[StoredFile]:
-        """A folder in ``_delta_log``: the files of one Delta keeps files in, else itself."""
-        if name in _NESTED_DIRS:
-            return self._list_nested(f"{base}/{name}", name)
-        return [StoredFile(name + "/", None)]
-
-    def _names_local(self, base: str) -> list[str] | None:
-        """``os.listdir`` (half the time of a ``scandir`` loop asking each entry whether it is
-        a folder: ~0.9 against ~1.8 s for 1,000,000 names): a name with an extension Delta's
-        files have (commits, checkpoints, checksums) is taken for a file; the others (its
-        folders, delta-rs's ``.tmp``, ``_last_checkpoint``, stray names) are asked one by one."""
-        try:
-            listed = os.listdir(base)  # noqa: PTH208 - names only, no Path per entry
-        except OSError:
-            return None
-        folders = {
-            n for n in listed if not n.endswith(_FILE_SUFFIXES) and Path(f"{base}/{n}").is_dir()
-        }
-        names = [n for n in listed if n not in folders] if folders else listed
-        for folder in sorted(folders):
-            names += [f.name for f in self._folder(base, folder)]
-        return names
-
-    def list_log_names(self) -> list[str] | None:
-        """The names :meth:`list_log` would give (a folder's with a trailing ``/``) on a local
-        disk, without a ``stat`` per file: the directory itself names them, and a stat of each
-        of 1,000,000 commit files cost ~10 s here (issue #23); :meth:`file_facts` then reads
-        the sizes and times of the few files a reader asks about. ``None`` where names come
-        with their sizes and times at no extra cost (object stores): use :meth:`list_log`."""
-        return self._names_local(self.log_path) if self._local else None
-
-    def file_facts(self, names: Sequence[str]) -> dict[str, StoredFile]:
-        """Size and modification time of each of ``names`` (relative to ``_delta_log``) that
-        is still there: a ``stat`` each (:meth:`list_log_names`)."""
-        base, out = self.log_path, {}
-        for name in names:
-            try:
-                found = Path(f"{base}/{name}").stat()
-            except OSError:
-                continue
-            out[name] = StoredFile(name, found.st_size, found.st_mtime_ns // 1_000_000)
-        return out
-
-    def _list_nested(self, path: str, prefix: str) -> list[StoredFile]:
-        try:
-            entries = self._call(f"listing {prefix}", lambda: self.fs.ls(path, detail=True))
-        except (FileNotFoundError, NotADirectoryError, PermissionError):
-            return []
-        return [
-            StoredFile(f"{prefix}/{_relative(e['name'], path)}", e.get("size"))
-            for e in entries
-            if e.get("type") != "directory"
-        ]
-
-    def modification_times(self) -> dict[str, int]:
-        """Each ``_delta_log`` file's last-modified time in ms, from one more listing: Delta's
-        commit timestamp when in-commit timestamps are off (``DeltaHistoryManager``); read only
-        for ``--since``/``--until`` (:mod:`deltaforensics.log.commit_times`), and only when the
-        listing they were placed on lacks a commit's time (``StoredFile.modified_ms``)."""
-        base = self.log_path
-        if self._local:
-            try:
-                with os.scandir(base) as it:
-                    return {e.name: e.stat().st_mtime_ns // 1_000_000 for e in it if e.is_file()}
-            except OSError:
-                pass
-        entries = self._call("listing _delta_log", lambda: self.fs.ls(base, detail=True))
-        out: dict[str, int] = {}
-        for entry in entries:
-            stamp = _modified_ms(entry)
-            if stamp is not None and entry.get("type") != "directory":
-                out[_relative(entry["name"], base)] = stamp
-        return out
-
-    def _exists(self, path: str) -> bool:
-        try:
-            return bool(self.fs.exists(path))
-        except OSError:
-            return False
-
-    def local_file(self, name: str) -> str | None:
-        """The OS path of a readable local log file, else ``None`` (not local, or not there:
-        :meth:`read` then reports it). A parquet reader given the path reads only the column
-        chunks it needs; most of a large checkpoint's bytes are statistics it may skip."""
-        if not self._local:
-            return None
-        path = f"{self.log_path}/{name}"
-        return path if Path(path).is_file() and os.access(path, os.R_OK) else None
-
-    def read(self, name: str) -> bytes:
-        path = f"{self.log_path}/{name}"
-        try:
-            data: bytes = self._call(f"reading {name}", lambda: self.fs.cat_file(path))
-        except FileNotFoundError:
-            raise StorageError(
-                self.display_uri, f"{LOG_DIR}/{name} vanished while reading"
-            ) from None
-        except IsADirectoryError:
-            raise StorageError(self.display_uri, f"{LOG_DIR}/{name} is a folder") from None
-        except PermissionError as exc:
-            raise StorageError(
-                self.display_uri, f"permission denied on {name}: {self.classify(exc)}"
-            ) from None
-        return data
-
-    def read_many(self, names: Sequence[str]) -> dict[str, bytes]:
-        """Fetch many files concurrently where the filesystem supports it (adlfs batches)."""
-        if not names:
-            return {}
-        if getattr(self.fs, "async_impl", False):
-            return self._read_many_async(names)
-        if self._local:
-            return self._read_many_local(names)
-        return {name: self.read(name) for name in names}
-
-    def _read_many_local(self, names: Sequence[str]) -> dict[str, bytes]:
-        """``os.open``/``os.read``: per small file, fsspec's ``cat_file`` costs several times the
-        read itself (``info``, ``_strip_protocol`` x3, a ``LocalFileOpener``; builtin ``open``
-        still builds a buffered reader). On any error the file goes through ``read``, which
-        retries and words the error exactly as before."""
-        base = self.log_path
-        flags = os.O_RDONLY | getattr(os, "O_BINARY", 0)
-        out: dict[str, bytes] = {}
-        for name in names:
-            try:
-                fd = os.open(f"{base}/{name}", flags)
-                try:
-                    # a regular file reads short only at its end: a commit smaller than the
-                    # buffer takes one read, not a second that returns nothing
-                    chunks = [os.read(fd, _READ_BUFFER)]
-                    while len(chunks[-1]) == _READ_BUFFER:
-                        chunks.append(os.read(fd, _READ_BUFFER))
-                finally:
-                    os.close(fd)
-                out[name] = chunks[0] if len(chunks) == 1 else b"".join(chunks)
-            except OSError:
-                out[name] = self.read(name)
-        return out
-
-    def _read_many_async(self, names: Sequence[str]) -> dict[str, bytes]:
-        out: dict[str, bytes] = {}
-        base = self.log_path
-        for start in range(0, len(names), self.batch_size * 16):
-            chunk = names[start : start + self.batch_size * 16]
-            paths = [f"{base}/{n}" for n in chunk]
-            got = self._call(
-                "reading commits",
-                lambda paths=paths: self.fs.cat(  # type: ignore[misc]
-                    paths, on_error="return", batch_size=self.batch_size
-                ),
-            )
-            for name, path in zip(chunk, paths, strict=True):
-                value = _lookup(got, path)
-                if isinstance(value, BaseException):
-                    if isinstance(value, FileNotFoundError):
-                        raise StorageError(
-                            self.display_uri, f"{LOG_DIR}/{name} vanished while reading"
-                        )
-                    out[name] = self.read(name)  # retried singly with backoff
-                else:
-                    out[name] = value
-        return out
-
-
-def read_chunks(store: LogStore, names: Sequence[str], size: int) -> Iterator[dict[str, bytes]]:
-    """``store.read_many`` of ``names[0:size]``, ``names[size:2 * size]``, ...: a caller can work
-    on one slice while the next is read. A store with its own ``read_chunks`` (one that reports
-    progress over the whole list) reads them."""
-    own = getattr(store, "read_chunks", None)
-    if own is not None:
-        yield from own(names, size)
-        return
-    for start in range(0, len(names), size):
-        yield store.read_many(names[start : start + size])
-
-
-def _lookup(got: Mapping[str, Any], path: str) -> Any:
-    if path in got:
-        return got[path]
-    stripped = path.split("://", 1)[-1]
-    for key, value in got.items():
-        if key.split("://", 1)[-1].lstrip("/") == stripped.lstrip("/"):
-            return value
-    return FileNotFoundError(path)
-
-
-def _relative(name: str, base: str) -> str:
-    n = name.replace("\\", "/").split("://", 1)[-1].lstrip("/")
-    b = base.replace("\\", "/").split("://", 1)[-1].lstrip("/").rstrip("/")
-    return n[len(b) + 1 :] if n.startswith(b + "/") else n.rsplit("/", 1)[-1]
-
-
-def _transient(exc: OSError) -> bool:
-    text = f"{type(exc).__name__} {exc}".lower()
-    return any(
-        word in text
-        for word in (
-            "timeout",
-            "timed out",
-            "throttl",
-            "503",
-            "500",
-            "429",
-            "connection reset",
-            "temporarily",
-            "serverbusy",
-            "too many requests",
-        )
-    )
-
-
-def _modified_ms(entry: Mapping[str, Any]) -> int | None:
-    """An fsspec listing entry's last-modified time in ms (object stores say
-    ``last_modified``, a datetime; local and others ``mtime``, seconds)."""
-    stamp = entry.get("last_modified", entry.get("mtime"))
-    if hasattr(stamp, "timestamp"):
-        stamp = stamp.timestamp()
-    return int(stamp * 1000) if isinstance(stamp, int | float) else None
-
-
 class StoreWrapper:
     """A :class:`LogStore` that passes the protocol's calls to another one: the base of a
-    store that changes one of them. Nothing beyond the protocol is passed on (a wrapped
-    :class:`FsspecLogStore`'s ``local_file`` is not)."""
+    store that changes one of them. No capability is passed on (names may mean other files
+    through a wrapper); a wrapper declares the ones it keeps."""
 
     def __init__(self, inner: LogStore) -> None:
         self._inner = inner
@@ -420,7 +172,8 @@ class ReportingStore(StoreWrapper):
     """A store that reports how many of the requested log files it has read.
 
     ``read_many`` fetches in chunks (each chunk still concurrently) so a caller can show
-    progress on long logs; everything else is the wrapped store's.
+    progress on long logs; everything else, each capability included, is the wrapped store's:
+    a capability the wrapped store lacks gets the answer of a store that can tell nothing.
     """
 
     CHUNK = 2000
@@ -428,9 +181,6 @@ class ReportingStore(StoreWrapper):
     def __init__(self, inner: LogStore, on_read: Callable[[int, int], None]) -> None:
         super().__init__(inner)
         self._on_read = on_read
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
 
     def read_many(self, names: Sequence[str]) -> dict[str, bytes]:
         return next(self.read_chunks(names, len(names)), {}) if names else {}
@@ -446,3 +196,23 @@ class ReportingStore(StoreWrapper):
                 self._on_read(done + len(out), total)
             done += len(out)
             yield out
+
+    def list_log_names(self) -> list[str] | None:
+        inner = self._inner
+        return inner.list_log_names() if isinstance(inner, SupportsNameListing) else None
+
+    def file_facts(self, names: Sequence[str]) -> dict[str, StoredFile]:
+        inner = self._inner
+        return inner.file_facts(names) if isinstance(inner, SupportsFileFacts) else {}
+
+    def modification_times(self) -> dict[str, int]:
+        inner = self._inner
+        return inner.modification_times() if isinstance(inner, SupportsModificationTimes) else {}
+
+    def local_log_dir(self) -> str | None:
+        inner = self._inner
+        return inner.local_log_dir() if isinstance(inner, SupportsLocalFiles) else None
+
+    def local_file(self, name: str) -> str | None:
+        inner = self._inner
+        return inner.local_file(name) if isinstance(inner, SupportsLocalFiles) else None

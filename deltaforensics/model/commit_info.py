@@ -86,7 +86,7 @@ def with_commit_info_columns(frame: pl.DataFrame, keys: Sequence[str] = _KEYS) -
     the casts are the same. If the texts do not parse as one object per line, the old path runs.
     """
     # polars re-serialises objects read as text without escaping backslashes, tabs or control
-    # characters (see log/commits.py); texts holding such escapes take the exact path below.
+    # characters (see log/commit_fallback.py); texts holding such escapes take the exact path below.
     mangled = frame["commit_info"].str.contains(r'\\[^"/n]').any() if frame.height else False
     if frame.height and not mangled:
         # each slice typed as it is parsed: its texts of every key are let go at once

@@ -2,7 +2,7 @@
 
 One catalogue module rather than a constant beside each emitter: the codes are emitted from
 seven modules in five layers (``log``, ``replay``, ``analysis``, ``whatif``, ``audit``), some from
-two of them (W102, W107), and read by others (``report.gates``, ``whatif.recommend``); a code
+two of them (W102, W107), and read by others (``report.gates``, ``whatif.recommendations.candidates``); a code
 must sit below all of them. The ranges (:data:`~deltaforensics.model.codes.RANGES`) are topics:
 W1xx the log's layout, W2xx what the actions say, W3xx predicates and transactions, W4xx the
 conflict model against the log, W5xx error texts, W6xx what-if, W7xx the audit's kept state.

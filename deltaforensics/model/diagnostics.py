@@ -36,7 +36,7 @@ class Diagnostic:
 
 
 def warning(code: Code, message: str, version: int | None = None) -> Diagnostic:
-    """Only for a code registered as a warning (tests/test_codes.py checks every call)."""
+    """Only for a code registered as a warning (tests/model/test_codes.py checks every call)."""
     return Diagnostic(code=code.code, severity=Severity.WARNING, message=message, version=version)
 
 

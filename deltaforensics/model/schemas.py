@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from deltaforensics.model.deferred_files import DeferredFiles
-from deltaforensics.model.file_stats import FileStatsSource
+from deltaforensics.model.file_stats_source import FileStatsSource
 
 DV_STRUCT = pl.Struct(
     {

@@ -9,9 +9,9 @@ hashing make de-duplication (Delta's ``ExpressionSet``) trivial.
 Column names keep the case they were written in; every consumer matches them
 case-insensitively (``Column.key``), as Spark's analyzer does by default.
 
-Why one module of ~400 lines: the node types and the functions that must handle every one of
-them (``map_columns``, ``negation_normal_form``, ``column_refs``, ``walk``) change together
-when a node is added, and most of the package imports both from here.
+Over 400 lines because the node types and the functions that must handle every one of them
+(``map_columns``, ``negation_normal_form``, ``column_refs``, ``walk``) change together when a
+node is added, and most of the package imports both from here.
 """
 
 from __future__ import annotations

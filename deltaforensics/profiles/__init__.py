@@ -3,7 +3,7 @@
 Which checks run in which order (:mod:`.checks`), how each engine version's checker and
 reader behave (:mod:`.profile`, rows in :mod:`.versions`), how isolation levels are spelled
 and defaulted (:mod:`.isolation`) and what a statement records in ``commitInfo``
-(:mod:`.writers`). It sits below ``transactions``: a profile is chosen per commit from its
+(:mod:`.statement_writers`). It sits below ``transactions``: a profile is chosen per commit from its
 ``engineInfo`` / ``clientVersion`` (semantics doc §C), overridable with ``--profile``.
 """
 
@@ -18,10 +18,12 @@ from deltaforensics.profiles.versions import (
     databricks,
     delta_rs,
     delta_spark,
+    engine_of_commit,
     kernel,
     profile_by_name,
     profile_for,
     profile_of,
+    written_on_databricks,
 )
 
 __all__ = [
@@ -32,10 +34,12 @@ __all__ = [
     "databricks",
     "delta_rs",
     "delta_spark",
+    "engine_of_commit",
     "kernel",
     "parse_isolation",
     "profile_by_name",
     "profile_for",
     "profile_of",
     "table_isolation",
+    "written_on_databricks",
 ]

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 
 from deltaforensics.model.ids import IsolationLevel
 from deltaforensics.profiles.checks import Check
-from deltaforensics.profiles.writers import SPARK, BlindAppendFlag, StatementWriter
+from deltaforensics.profiles.statement_writers import SPARK, BlindAppendFlag, StatementWriter
 
 SPARK_ISOLATION_SPELLINGS = (
     ("Serializable", IsolationLevel.SERIALIZABLE),

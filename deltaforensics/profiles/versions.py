@@ -24,9 +24,9 @@ from deltaforensics.profiles.checks import (
     SPARK_ORDER_32,
     SPARK_ORDER_OLD,
 )
-from deltaforensics.profiles.names import ENGINE_NAMES, parse_profile_name
 from deltaforensics.profiles.profile import Profile
-from deltaforensics.profiles.writers import DELTA_RS, KERNEL
+from deltaforensics.profiles.profile_names import ENGINE_NAMES, parse_profile_name
+from deltaforensics.profiles.statement_writers import DELTA_RS, KERNEL
 
 # The commands that commit with OptimisticTransaction.commitIfNeeded (canSkipEmptyCommits):
 # WriteIntoDelta (WRITE), DeleteCommand, UpdateCommand, MergeIntoCommand. TRUNCATE, the
@@ -247,23 +247,54 @@ def _numbers(text: str) -> tuple[int, ...]:
     return tuple(int(x) for x in m.group(1).split(".")) if m else ()
 
 
+# commitInfo fields only Databricks writes (its cluster, job, notebook and user): the JSON a
+# Databricks conflict message prints of the winning commit carries them without an engineInfo
+DATABRICKS_ONLY_FIELDS = ("clusterId", "job", "notebook", "userId", "userName")
+
+
+def _engine_release(engine_info: str, client_version: str) -> tuple[str, str]:
+    """The engine that wrote a commit and the release it recorded (``""``: none), from its
+    ``engineInfo`` and ``clientVersion``: the one reading of them :func:`profile_for` and
+    :func:`engine_of_commit` share."""
+    if m := re.search(r"Databricks-Runtime/(\S+)", engine_info):
+        return "databricks", m.group(1)
+    if m := re.search(r"Delta-Lake/(\S+)", engine_info):
+        return "delta-spark", m.group(1)
+    if m := re.search(r"delta-rs[:.](?:py-)?(\S+)", engine_info + " " + client_version):
+        return "delta-rs", m.group(1)
+    if engine_info.startswith("Kernel") or "kernel" in engine_info.lower():
+        return "kernel", ""
+    return "delta-spark", ""
+
+
 def profile_for(engine_info: str | None, client_version: str | None = None) -> Profile:
     """The checker that most likely ran for a commit, from what the writer recorded."""
-    info = engine_info or ""
-    client = client_version or ""
-    if m := re.search(r"Databricks-Runtime/(\S+)", info):
-        return replace(databricks(_numbers(m.group(1))), photon="photon" in m.group(1).lower())
-    if m := re.search(r"Delta-Lake/(\S+)", info):
-        return delta_spark(_numbers(m.group(1)))
-    if m := re.search(r"delta-rs[:.](?:py-)?(\S+)", info + " " + client):
-        return delta_rs(_numbers(m.group(1)))
-    if info.startswith("Kernel") or "kernel" in info.lower():
-        return kernel()
-    return delta_spark()
+    engine, release = _engine_release(engine_info or "", client_version or "")
+    profile = profile_of(engine, _numbers(release))
+    if engine == "databricks":  # Photon is named in the runtime's release
+        return replace(profile, photon="photon" in release.lower())
+    return profile
+
+
+def engine_of_commit(commit_info: Mapping[str, object]) -> str:
+    """Which engine wrote a commit, from its ``commitInfo`` (an engine of :data:`ENGINES`):
+    what :func:`profile_for` reads from ``engineInfo`` and ``clientVersion``, and Databricks
+    whatever those say when the commit records a field only Databricks writes
+    (:data:`DATABRICKS_ONLY_FIELDS`)."""
+    info, client = commit_info.get("engineInfo"), commit_info.get("clientVersion")
+    engine, _ = _engine_release(
+        info if isinstance(info, str) else "", client if isinstance(client, str) else ""
+    )
+    return "databricks" if any(k in commit_info for k in DATABRICKS_ONLY_FIELDS) else engine
+
+
+def written_on_databricks(commit_info: Mapping[str, object]) -> bool:
+    """Whether :func:`engine_of_commit` says Databricks wrote this commit."""
+    return engine_of_commit(commit_info) == "databricks"
 
 
 def profile_by_name(name: str) -> Profile:
     """``--profile`` values: ``delta-spark[-X.Y]``, ``databricks[-X.Y]``, ``delta-rs[-X.Y]``,
-    ``kernel``, each release one the engine had (:mod:`.names`)."""
+    ``kernel``, each release one the engine had (:mod:`.profile_names`)."""
     engine, version = parse_profile_name(name)
     return profile_of(engine, version).forced()

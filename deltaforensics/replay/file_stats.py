@@ -1,7 +1,7 @@
 """The one accessor of a files frame's statistics: :func:`with_file_stats`.
 
 Frames loaded without the ``stats`` texts (a large history, issue #23) carry a
-:class:`~deltaforensics.model.file_stats.FileStatsSource` instead; every reader of ``stats``
+:class:`~deltaforensics.model.file_stats_source.FileStatsSource` instead; every reader of ``stats``
 (the conflict rules' stats matching, attempted statements, the what-if's layouts) passes the
 rows it is about to read through here, and gets them with the statistics the log holds, read
 for those rows only. Frames that hold their statistics pass through unchanged.

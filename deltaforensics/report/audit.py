@@ -5,10 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from deltaforensics.report.document.entry import JsonValue
 from deltaforensics.report.text_table import render_table
 
 
-def audit_text(summary: Mapping[str, Any]) -> str:
+def audit_text(summary_json: Mapping[str, JsonValue]) -> str:
+    """The audit summary (the JSON data ``audit`` writes as ``summary.json``) as text."""
+    summary: Any = summary_json  # read as the audit wrote it (deltaforensics.audit.run)
     rows = []
     for t in summary["tables"]:
         if t["status"] != "ok":

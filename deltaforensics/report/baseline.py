@@ -20,11 +20,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
-from deltaforensics import __version__
 from deltaforensics.errors import UsageError
+from deltaforensics.report.document.entry import JsonValue
 from deltaforensics.report.findings import GATES, Finding
+from deltaforensics.version import VERSION
 
 BASELINE_VERSION = 1
 
@@ -63,13 +63,13 @@ def baseline_json(findings_by_table: Mapping[str | None, Iterable[Finding]]) -> 
     }
     doc = {
         "baseline_version": BASELINE_VERSION,
-        "generator": {"name": "deltaforensics", "version": __version__},
+        "generator": {"name": "deltaforensics", "version": VERSION},
         "findings": [_entry_json(entries[k]) for k in sorted(entries)],
     }
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 
-def _entry_json(entry: Accepted) -> dict[str, Any]:
+def _entry_json(entry: Accepted) -> dict[str, JsonValue]:
     return {
         "fingerprint": entry.fingerprint,
         "table": entry.table,
@@ -96,7 +96,7 @@ def parse_baseline(text: str, source: str) -> Baseline:
     return Baseline(entries=tuple(_accepted(e, source, i) for i, e in enumerate(doc["findings"])))
 
 
-def _accepted(entry: Any, source: str, index: int) -> Accepted:
+def _accepted(entry: JsonValue, source: str, index: int) -> Accepted:
     if not isinstance(entry, dict) or not isinstance(entry.get("fingerprint"), str):
         raise UsageError(f"--baseline {source}: findings[{index}] has no fingerprint")
     table = entry.get("table")

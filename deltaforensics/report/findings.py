@@ -17,8 +17,8 @@ leaves out
   fingerprints, and a baseline file names no person;
 - the prose reasons, which may be reworded by any release.
 
-Everything is read from the report document (its JSON form), which is all the audit keeps of a
-table: ``explain`` and ``audit`` fingerprint alike.
+Everything is read from the typed report document, which is all the audit keeps of a table:
+``explain`` and ``audit`` fingerprint alike.
 """
 
 from __future__ import annotations
@@ -28,9 +28,14 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
+from deltaforensics.evidence.anomalies import Anomaly
+from deltaforensics.model.diagnostics import Diagnostic
+from deltaforensics.report.document.explain import Commit, Conflict, ExplainDocument, Race
 from deltaforensics.report.redact import Redactor
+
+Commits = Mapping[int, Commit]  # the report's commits by version
+Places = list[list[list[str | None]]]  # partitions as sorted (column, value) pairs, canonical
 
 GATES = ("conflict", "anomaly", "disagreement")
 DISAGREEMENT_CODE = "W401"
@@ -57,24 +62,22 @@ class Finding:
     versions: tuple[int, ...]
 
 
-def findings_of(doc: Mapping[str, Any]) -> tuple[Finding, ...]:
+def findings_of(doc: ExplainDocument) -> tuple[Finding, ...]:
     """Every finding of the explain report ``doc`` that a gate selects, in report order:
     predicted conflicts of committed races and observed or attempted conflicts (``conflict``),
     anomalies above info (``anomaly``), model disagreements (``disagreement``)."""
-    commits = {c["version"]: c for c in doc.get("commits", ()) if c.get("version") is not None}
+    commits = {c.version: c for c in doc.commits if c.version is not None}
     canon = _Canon()
-    found = [_race(r, commits, canon) for r in doc["races"] if r["outcome"] != "commits"]
-    found += [_conflict(c, commits, canon) for c in doc["conflicts"]]
-    found += [_anomaly(a, commits, canon) for a in doc["anomalies"] if a["severity"] != "info"]
+    found = [_race(r, commits, canon) for r in doc.races if r.outcome != "commits"]
+    found += [_conflict(c, commits, canon) for c in doc.conflicts]
+    found += [_anomaly(a, commits, canon) for a in doc.anomalies if a.severity != "info"]
     found += [
-        _disagreement(d, commits, canon)
-        for d in doc["diagnostics"]
-        if d["code"] == DISAGREEMENT_CODE
+        _disagreement(d, commits, canon) for d in doc.diagnostics if d.code == DISAGREEMENT_CODE
     ]
     return tuple(found)
 
 
-def fingerprint(parts: Mapping[str, Any]) -> str:
+def fingerprint(parts: Mapping[str, object]) -> str:
     """The fingerprint of a finding's identifying parts (any JSON data, key order ignored)."""
     text = json.dumps(parts, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:FINGERPRINT_LENGTH]
@@ -99,17 +102,17 @@ class _Canon:
                 return kind
         return self.text(who) or ""
 
-    def partitions(self, partitions: Iterable[Mapping[str, Any]]) -> list[list[list[Any]]]:
+    def partitions(self, partitions: Iterable[Mapping[str, str | None]]) -> Places:
         rows = {json.dumps(sorted((k, self.text(v)) for k, v in p.items())) for p in partitions}
         return [json.loads(r) for r in sorted(rows)]
 
-    def commit(self, commit: Mapping[str, Any] | None) -> list[str] | None:
+    def commit(self, commit: Commit | None) -> list[str] | None:
         """What identifies a commit: its operation and its writer."""
         if commit is None:
             return None
-        return [commit["operation"], self.writer(commit.get("writer"))]
+        return [commit.operation, self.writer(commit.writer)]
 
-    def commits(self, versions: Iterable[int], commits: Mapping[int, Any]) -> list[list[str]]:
+    def commits(self, versions: Iterable[int], commits: Commits) -> list[list[str]]:
         known = (self.commit(commits.get(v)) for v in versions)
         return sorted({json.dumps(c): c for c in known if c is not None}.values())
 
@@ -118,7 +121,7 @@ def _described(commit: list[str] | None) -> str:
     return f"{commit[0]} by {commit[1]}" if commit else "an unknown commit"
 
 
-def _where(partitions: list[list[list[Any]]]) -> str:
+def _where(partitions: Places) -> str:
     if not partitions:
         return ""
     shown = ", ".join("/".join(f"{k}={v}" for k, v in p) for p in partitions[:3])
@@ -126,79 +129,92 @@ def _where(partitions: list[list[list[Any]]]) -> str:
     return f" in {shown}{more}"
 
 
-def _race(race: Mapping[str, Any], commits: Mapping[int, Any], canon: _Canon) -> Finding:
-    loser = commits.get(race["version"])
+def _race(race: Race, commits: Commits, canon: _Canon) -> Finding:
+    loser = commits.get(race.version)
+    # canonical texts in this order: a redactor learns from each, and the fingerprints stay
+    loser_seen = canon.commit(loser)
+    winners_seen = canon.commits(race.winners, commits)
+    where = canon.partitions(loser.partitions if loser else ())
     parts = {
         "kind": "race",
-        "code": race["code"],
-        "outcome": race["outcome"],
-        "loser": canon.commit(loser),
-        "winners": canon.commits(race["winners"], commits),
-        "partitions": canon.partitions(loser["partitions"] if loser else ()),
+        "code": race.code,
+        "outcome": race.outcome,
+        "loser": loser_seen,
+        "winners": winners_seen,
+        "partitions": where,
     }
-    winners = "; ".join(_described(w) for w in parts["winners"]) or "no recorded winner"
-    title = f"{race['outcome']} predicted for {_described(parts['loser'])} against {winners}"
-    detail = f"v{race['version']} (read v{race['read_version']}): {race['reason']}"
-    versions = (race["version"], *race["winners"])
-    return _found(parts, "conflict", race["code"] or race["outcome"], title, detail, versions)
+    winners = "; ".join(_described(w) for w in winners_seen) or "no recorded winner"
+    title = f"{race.outcome} predicted for {_described(loser_seen)} against {winners}"
+    detail = f"v{race.version} (read v{race.read_version}): {race.reason}"
+    versions = (race.version, *race.winners)
+    return _found(parts, where, "conflict", race.code or race.outcome, title, detail, versions)
 
 
-def _conflict(conflict: Mapping[str, Any], commits: Mapping[int, Any], canon: _Canon) -> Finding:
-    loser = conflict["loser"]
-    winner = conflict["winner_version"]
-    against = (winner,) if winner is not None else tuple(conflict["candidates"])
+def _conflict(conflict: Conflict, commits: Commits, canon: _Canon) -> Finding:
+    loser = conflict.loser
+    winner = conflict.winner_version
+    against = (winner,) if winner is not None else tuple(conflict.candidates)
+    statement = canon.text(loser.statement)
+    loser_seen = canon.commit(commits.get(loser.version)) if loser.version else None
+    winners_seen = canon.commits(against, commits)
+    where = canon.partitions(conflict.partitions)
     parts = {
         "kind": "conflict",
-        "source": conflict["source"],
-        "code": conflict["code"],
-        "exception": conflict["exception"],
-        "statement": canon.text(loser.get("statement")),
-        "loser": canon.commit(commits.get(loser["version"])) if loser.get("version") else None,
-        "winners": canon.commits(against, commits),
-        "partitions": canon.partitions(conflict["partitions"]),
+        "source": conflict.source,
+        "code": conflict.code,
+        "exception": conflict.exception,
+        "statement": statement,
+        "loser": loser_seen,
+        "winners": winners_seen,
+        "partitions": where,
     }
-    failed = f"attempted `{parts['statement']}`" if parts["statement"] else "seen in an error text"
-    winners = "; ".join(_described(w) for w in parts["winners"]) or "an unknown winner"
+    failed = f"attempted `{statement}`" if statement else "seen in an error text"
+    winners = "; ".join(_described(w) for w in winners_seen) or "an unknown winner"
     return Finding(
         fingerprint=fingerprint(parts),
         gate="conflict",
-        code=conflict["code"] or conflict["exception"],
-        title=f"{conflict['exception']} {failed}, against {winners}{_where(parts['partitions'])}",
-        detail=conflict["reason"],
+        code=conflict.code or conflict.exception,
+        title=f"{conflict.exception} {failed}, against {winners}{_where(where)}",
+        detail=conflict.reason,
         versions=tuple(against),
     )
 
 
-def _anomaly(anomaly: Mapping[str, Any], commits: Mapping[int, Any], canon: _Canon) -> Finding:
+def _anomaly(anomaly: Anomaly, commits: Commits, canon: _Canon) -> Finding:
+    involved_commits = canon.commits(anomaly.versions, commits)
+    where = canon.partitions(_hive_partitions(anomaly.files))
     parts = {
         "kind": "anomaly",
-        "code": anomaly["code"],
-        "commits": canon.commits(anomaly["versions"], commits),
-        "partitions": canon.partitions(_hive_partitions(anomaly["files"])),
+        "code": anomaly.code,
+        "commits": involved_commits,
+        "partitions": where,
     }
-    involved = "; ".join(_described(c) for c in parts["commits"])
-    title = f"{anomaly['kind']}{': ' + involved if involved else ''}"
-    return _found(parts, "anomaly", anomaly["code"], title, anomaly["reason"], anomaly["versions"])
+    involved = "; ".join(_described(c) for c in involved_commits)
+    title = f"{anomaly.kind}{': ' + involved if involved else ''}"
+    return _found(parts, where, "anomaly", anomaly.code, title, anomaly.reason, anomaly.versions)
 
 
-def _disagreement(
-    diagnostic: Mapping[str, Any], commits: Mapping[int, Any], canon: _Canon
-) -> Finding:
-    commit = commits.get(diagnostic["version"])
+def _disagreement(diagnostic: Diagnostic, commits: Commits, canon: _Canon) -> Finding:
+    version = diagnostic.version
+    commit = commits.get(version) if version is not None else None
+    commit_seen = canon.commit(commit)
+    where = canon.partitions(commit.partitions if commit else ())
     parts = {
         "kind": "disagreement",
-        "code": diagnostic["code"],
-        "commit": canon.commit(commit),
-        "partitions": canon.partitions(commit["partitions"] if commit else ()),
+        "code": diagnostic.code,
+        "commit": commit_seen,
+        "partitions": where,
     }
-    version = diagnostic["version"]
-    title = f"model disagreement: {_described(parts['commit'])} committed"
+    title = f"model disagreement: {_described(commit_seen)} committed"
     versions = (version,) if version is not None else ()
-    return _found(parts, "disagreement", diagnostic["code"], title, diagnostic["message"], versions)
+    return _found(
+        parts, where, "disagreement", diagnostic.code, title, diagnostic.message, versions
+    )
 
 
 def _found(
-    parts: Mapping[str, Any],
+    parts: Mapping[str, object],
+    where: Places,
     gate: str,
     code: str,
     title: str,
@@ -210,7 +226,7 @@ def _found(
         fingerprint=fingerprint(parts),
         gate=gate,
         code=code,
-        title=title + _where(parts["partitions"]),
+        title=title + _where(where),
         detail=detail,
         versions=tuple(versions),
     )

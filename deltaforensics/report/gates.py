@@ -3,16 +3,16 @@ the findings a ``--baseline`` accepts."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
-from typing import Any
+from collections.abc import Collection, Iterable
 
+from deltaforensics.report.document.explain import ExplainDocument
 from deltaforensics.report.findings import GATES, Finding, findings_of
 
 FAIL_ON_CHOICES = GATES
 
 
 def fail_on_hits(
-    doc: Mapping[str, Any], fail_on: Iterable[str], accepted: Collection[str] = ()
+    doc: ExplainDocument, fail_on: Iterable[str], accepted: Collection[str] = ()
 ) -> list[str]:
     """The selections in ``fail_on`` that the explain report ``doc`` triggers, in order;
     ``accepted``: fingerprints of findings that trigger nothing (a baseline's)."""

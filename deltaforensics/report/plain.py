@@ -6,9 +6,9 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any
 
 from deltaforensics.model.words import plural
+from deltaforensics.report.document.entry import JsonValue
 from deltaforensics.report.document.explain import Commit, ExplainDocument
 
 # C0 controls, DEL, C1 controls, and the bidirectional overrides and isolates that reorder what
@@ -50,7 +50,7 @@ def visible(value: str, *, keep: str = "") -> str:
     return _CONTROL.sub(lambda m: m.group() if m.group() in keep else _shown(m), value)
 
 
-def change_text(change: Mapping[str, Any]) -> str:
+def change_text(change: Mapping[str, JsonValue]) -> str:
     """``{"kind": "partition-by", "columns": ["date"]}`` -> ``partition-by columns=date``."""
     params = []
     for key in sorted(k for k in change if k != "kind"):

@@ -4,6 +4,7 @@ Rich, Markdown and (through :func:`explain_race` / :func:`explain_conflict`) HTM
 phrases built here; none of them words a finding itself. A phrase is a sequence of plain text
 and :class:`Code` pieces (a predicate, a file, a statement), so that each format escapes and
 styles the pieces the log wrote without this module knowing any format's escaping.
+Commits are named by :mod:`.commit_words` and what-if changes worded by :mod:`.change_words`.
 
 The words are Delta's and Databricks': the exception with its error class beside our rule code
 (``ConcurrentAppendException (DELTA_CONCURRENT_APPEND · DC010)``), the winner named by writer,
@@ -19,9 +20,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from itertools import groupby, pairwise
-from typing import Any
 
 from deltaforensics.conflicts.checker import (
     NO_ROW_LEVEL_CONCURRENCY,
@@ -33,18 +31,10 @@ from deltaforensics.conflicts.checker import (
 from deltaforensics.conflicts.registry import RULES
 from deltaforensics.model.words import plural
 from deltaforensics.predicates.partition import NOT_TARGET_ONLY, UNPARTITIONED
+from deltaforensics.report.commit_words import commit_words, group_key, when, who, winners_words
 from deltaforensics.report.document.explain import Attempt, Commit, Conflict, Partition, Race
-from deltaforensics.report.plain import change_text, missing_text
+from deltaforensics.report.plain import missing_text
 from deltaforensics.statements import parse_statement
-from deltaforensics.whatif.scenario import (
-    DeletionVectors,
-    ExplicitMergePredicates,
-    IsolationChange,
-    Liquid,
-    PartitionBy,
-    SeparateSchedules,
-    change_from_dict,
-)
 
 RULES_DOC = "docs/rules.md"
 CONCURRENCY_DOC = "https://docs.databricks.com/en/optimizations/isolation-level.html"
@@ -102,85 +92,6 @@ def failure_words(
     )
     tags = " · ".join(t for t in (cls, code) if t)
     return f"{exception} ({tags})" if tags else exception
-
-
-def when(timestamp: int | None, *, date: bool = True) -> str:
-    if timestamp is None:
-        return "at an unknown time"
-    moment = datetime.fromtimestamp(timestamp / 1000, UTC)
-    clock = moment.strftime("%H:%M:%S" if moment.second else "%H:%M")
-    return f"{moment:%Y-%m-%d} {clock} UTC" if date else f"{clock} UTC"
-
-
-def who(commit: Commit) -> str:
-    """The writer without its cluster: ``job orders_ingest``, ``notebook 1524…``."""
-    return commit.writer.split(", cluster ")[0] or commit.engine or "an unknown writer"
-
-
-def partitions_words(commit: Commit) -> str:
-    """``date=2024-03-04`` or ``date=2024-03-03, date=2024-03-04 and 3 more``."""
-    shown = [",".join(f"{k}={v}" for k, v in p.items()) for p in commit.partitions[:3]]
-    more = len(commit.partitions) - len(shown) + commit.more_partitions
-    return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
-
-
-def commit_words(commit: Commit | None, version: int) -> str:
-    """``v3, a WRITE by job orders_ingest at 2024-03-04 06:12 UTC into date=2024-03-04``."""
-    if commit is None:
-        return f"v{version} (no longer in the log)"
-    where = partitions_words(commit)
-    into = f" {_preposition(commit)} {where}" if where else ""
-    return f"v{version}, {_article(commit.operation)} {commit.operation} by {who(commit)} " + (
-        f"at {when(commit.timestamp)}{into}"
-    )
-
-
-def _preposition(commit: Commit) -> str:
-    return "into" if commit.num_removed_files == 0 else "in"
-
-
-def _article(word: str) -> str:
-    return "an" if word[:1].upper() in "AEIOU" else "a"
-
-
-def winners_words(versions: Sequence[int], commits: Mapping[int | None, Commit]) -> str:
-    """The winners grouped by writer and operation: ``v2–v4, 3 WRITEs by job orders_ingest
-    06:08–06:16 UTC into date=2024-03-04``; a lone winner as :func:`commit_words`."""
-    groups: list[str] = []
-    known = [(v, commits.get(v)) for v in versions]
-    for _, run in groupby(known, key=lambda vc: _group_key(vc[1])):
-        items = list(run)
-        first_v, first = items[0]
-        if len(items) == 1 or first is None:
-            groups.extend(commit_words(c, v) for v, c in items)
-            continue
-        last_v, last = items[-1]
-        assert last is not None
-        spread = _time_range(first.timestamp, last.timestamp)
-        parts = sorted({partitions_words(c) for _, c in items if c is not None} - {""})
-        where = f" into {'; '.join(parts)}" if parts else ""
-        span = (
-            f"v{first_v}–v{last_v}"
-            if _consecutive([v for v, _ in items])
-            else (", ".join(f"v{v}" for v, _ in items))
-        )
-        groups.append(f"{span}, {len(items)} {first.operation}s by {who(first)} {spread}{where}")
-    return "; ".join(groups)
-
-
-def _group_key(commit: Commit | None) -> Any:
-    return None if commit is None else (commit.operation, who(commit))
-
-
-def _consecutive(versions: Sequence[int]) -> bool:
-    return all(b == a + 1 for a, b in pairwise(versions))
-
-
-def _time_range(first: int | None, last: int | None) -> str:
-    if first is None or last is None:
-        return "at unknown times"
-    start, end = when(first), when(last, date=False)
-    return f"{start.removesuffix(' UTC')}–{end}"
 
 
 def reads_words(
@@ -339,7 +250,7 @@ def explain_races(races: Sequence[Race], commits: Mapping[int | None, Commit]) -
     """Each race in words, races that tell the same story (same writer and operation, same
     read, same reason, same risk, same kind of winners) folded into one finding that lists
     each race on its own line: a job that raced the same way five times is one finding."""
-    groups: dict[tuple[Any, ...], list[Race]] = {}
+    groups: dict[tuple[object, ...], list[Race]] = {}
     for r in races:
         groups.setdefault(_story(r, commits), []).append(r)
     out = []
@@ -352,13 +263,13 @@ def explain_races(races: Sequence[Race], commits: Mapping[int | None, Commit]) -
     return out
 
 
-def _story(race: Race, commits: Mapping[int | None, Commit]) -> tuple[Any, ...]:
+def _story(race: Race, commits: Mapping[int | None, Commit]) -> tuple[object, ...]:
     own = commits.get(race.version)
-    winners = frozenset(_group_key(commits.get(w)) for w in race.winners)
+    winners = frozenset(group_key(commits.get(w)) for w in race.winners)
     risk = tuple(sorted({(f.change, f.outcome) for f in race.fragile_under}))
     reads = plain(reads_words(race.operation, race.read_predicate, race.read_reason))
     reason = race.reason if race.outcome != "commits" else _why_committed(race)
-    own_key = _group_key(own) if own is not None else race.version
+    own_key = group_key(own) if own is not None else race.version
     return (race.outcome, own_key, reads, reason, risk, winners, bool(race.missing_winners))
 
 
@@ -465,29 +376,3 @@ def explain_conflict(
     return Explanation(
         version=c.winner_version, level="conflict", headline=headline, details=tuple(details)
     )
-
-
-def change_words(change: Mapping[str, Any]) -> str:
-    """A recommended or what-if change as one imperative sentence in Delta's words: ``Partition
-    the table by date``; a kind this does not know yet is shown with its parameters, never
-    dropped. The one wording every format uses."""
-    try:
-        c = change_from_dict(change)
-    except (ValueError, KeyError, TypeError):
-        return change_text(change)
-    if isinstance(c, PartitionBy):
-        return f"Partition the table by {', '.join(c.columns)}"
-    if isinstance(c, Liquid):
-        return f"Use liquid clustering on {', '.join(c.columns)} instead of partitions"
-    if isinstance(c, IsolationChange):
-        return f"Set the table's isolation level: delta.isolationLevel = '{c.level}'"
-    if isinstance(c, DeletionVectors):
-        return "Enable deletion vectors (delta.enableDeletionVectors = true)"
-    if isinstance(c, ExplicitMergePredicates):
-        ops = ", ".join(c.operations)
-        return f"Name the partitions each {ops} touches as literals in its condition"
-    if isinstance(c, SeparateSchedules):
-        if c.writer_a == c.writer_b:
-            return f"Run one instance of {c.writer_a} at a time"
-        return f"Never run {c.writer_a} and {c.writer_b} at the same time"
-    return f"Have {c.writer} record its appends as blind appends (isBlindAppend)"

@@ -1,8 +1,8 @@
 """Pseudonymise people in report documents: user names and ids, e-mails, notebook paths.
 
 Reports get pasted into tickets and sent to vendors; the races in them are worth sharing, the
-people who ran the jobs are not. :func:`redact_document` returns a copy of any report document
-(explain, history, snapshot, whatif, …) in which every such identity is replaced, in every
+people who ran the jobs are not. :func:`redact_document` returns a copy of any typed report
+document (explain, history, snapshot, whatif, …) in which every such identity is replaced, in every
 string and object key, by a pseudonym that is stable within one :class:`Redactor`:
 ``user#1``, ``email#1``, ``notebook#1``, ``path#1``. Pseudonyms are counters in order of first
 appearance, never hashes: a hash of an e-mail address is reversed by hashing guesses.
@@ -29,11 +29,16 @@ query ids and txn ids — they identify processes, not people, and the forensics
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping
-from typing import Any, Literal
+from enum import Enum
+from typing import Literal, TypeVar, cast
+
+from deltaforensics.report.document.entry import Entry, JsonValue, field_names
 
 Kind = Literal["user", "email", "notebook", "path"]
+D = TypeVar("D", bound=Entry)
 
 MIN_SEGMENT_NAME = 3  # a path's user segment is learned as a name from this length on
 
@@ -127,7 +132,7 @@ class Redactor:
         self._pattern = None
         return pseudonym
 
-    def learn_commit_info(self, commit_info: Mapping[str, Any]) -> None:
+    def learn_commit_info(self, commit_info: Mapping[str, object]) -> None:
         """Learn the people and notebooks named by one raw ``commitInfo`` (or history row)."""
         self._learn_mapping(commit_info)
         for value in commit_info.values():
@@ -159,7 +164,7 @@ class Redactor:
         self.learn_text(text)
         return self.replace(text)
 
-    def _learn_mapping(self, obj: Mapping[str, Any]) -> None:
+    def _learn_mapping(self, obj: Mapping[str, object]) -> None:
         if _IDENTITY_KEY_SET.isdisjoint(obj.keys()):
             return  # most objects (files, partition values) name nobody
         for group in (_PRINCIPAL_KEYS, _NOTEBOOK_KEYS):
@@ -235,26 +240,45 @@ class Redactor:
         return pseudonym
 
 
-def redact_document(doc: dict[str, Any], redactor: Redactor) -> dict[str, Any]:
-    """A copy of ``doc`` with every identity replaced by ``redactor``'s pseudonym for it.
+def redact_document(doc: D, redactor: Redactor) -> D:
+    """A copy of the typed document ``doc`` with every identity replaced by ``redactor``'s
+    pseudonym for it.
 
-    Only strings change (values and keys); numbers, booleans and the shape stay, so the copy
-    validates against the same JSON Schema as ``doc``. A number under an identity key (a
-    ``jobOwnerId`` written as a JSON number) becomes its pseudonym, a string."""
-    named: list[dict[str, Any]] = []
+    Only strings change (values and keys), so the copy's JSON form validates against the same
+    JSON Schema as ``doc``'s. A number under an identity key (a ``jobOwnerId`` written as a JSON
+    number) becomes its pseudonym, a string."""
+    return cast("D", _redacted(doc, redactor))
+
+
+def redact_json(value: JsonValue, redactor: Redactor) -> JsonValue:
+    """:func:`redact_document` of plain JSON data (the audit's commit rows and summary)."""
+    return cast("JsonValue", _redacted(value, redactor))
+
+
+def _redacted(value: object, redactor: Redactor) -> object:
+    named: list[Mapping[str, object]] = []
     texts: list[str] = []
-    _scan(doc, named, texts)
+    _scan(value, named, texts)
     for obj in named:  # fields first: their meaning wins over a pattern
         redactor.learn_commit_info(obj)
     for text in texts:
         redactor.learn_text(text)
-    redacted: dict[str, Any] = _rewrite(doc, redactor, None)
-    return redacted
+    return _rewrite(value, redactor, None)
 
 
-def _scan(value: Any, named: list[dict[str, Any]], texts: list[str]) -> None:
-    """Collect the objects with identity keys and every string (keys too), in document order."""
-    if isinstance(value, dict):
+def _fields(value: object) -> dict[str, object]:
+    """A typed value's fields by name, in the order its JSON form lists them."""
+    return {n: getattr(value, n) for n in field_names(type(value))}
+
+
+def _scan(value: object, named: list[Mapping[str, object]], texts: list[str]) -> None:
+    """Collect the objects with identity keys and every string (keys too), in document order;
+    a typed value is read as the object of its fields (whose names are no one's)."""
+    if isinstance(value, Enum):
+        return
+    if isinstance(value, str):
+        texts.append(value)
+    elif isinstance(value, Mapping):
         if not _IDENTITY_KEY_SET.isdisjoint(value.keys()):
             named.append(value)
         for k, v in value.items():
@@ -263,17 +287,33 @@ def _scan(value: Any, named: list[dict[str, Any]], texts: list[str]) -> None:
     elif isinstance(value, list | tuple):
         for v in value:
             _scan(v, named, texts)
-    elif isinstance(value, str):
-        texts.append(value)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = _fields(value)
+        if not _IDENTITY_KEY_SET.isdisjoint(fields.keys()):
+            named.append(fields)
+        for v in fields.values():
+            _scan(v, named, texts)
 
 
-def _rewrite(value: Any, redactor: Redactor, key: str | None) -> Any:
+def _rewrite(value: object, redactor: Redactor, key: str | None) -> object:
+    if isinstance(value, Enum):
+        return value
     if isinstance(value, str):
         return redactor.replace(value)
-    if isinstance(value, dict):
+    if isinstance(value, Mapping):
         return {redactor.replace(str(k)): _rewrite(v, redactor, str(k)) for k, v in value.items()}
-    if isinstance(value, list | tuple):
+    if isinstance(value, list):
         return [_rewrite(v, redactor, None) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_rewrite(v, redactor, None) for v in value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = _fields(value)
+        changed = {}
+        for name, v in fields.items():
+            new = _rewrite(v, redactor, name)
+            if new is not v and new != v:
+                changed[name] = new
+        return dataclasses.replace(value, **changed) if changed else value
     if key in IDENTITY_KEYS and isinstance(value, int) and not isinstance(value, bool):
         return redactor.replace(str(value))
     return value

@@ -10,8 +10,6 @@ identifiers fold onto the next line, never cut.
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Mapping
-from typing import Any
 
 from rich.console import Console
 from rich.markdown import Markdown
@@ -21,15 +19,16 @@ from deltaforensics.conflicts.registry import RULES
 from deltaforensics.model.diagnostics import Diagnostic
 from deltaforensics.model.words import plural
 from deltaforensics.report.catalogue import SECTIONS, code_entry
+from deltaforensics.report.change_words import change_words
 from deltaforensics.report.document.history import (
     HistoryCommit,
     HistoryDocument,
     SnapshotDocument,
 )
 from deltaforensics.report.document.whatif import WhatIfDocument
-from deltaforensics.report.history import key_parameters, who_wrote
-from deltaforensics.report.prose import change_words, failure_words, rule_code
+from deltaforensics.report.prose import failure_words, rule_code
 from deltaforensics.report.terminal import fitted_table, heading, labelled, safe
+from deltaforensics.report.to_text import key_parameters, who_wrote
 
 WIDE = 120  # from this width on, the history shows engines and bytes too
 
@@ -57,16 +56,15 @@ def _size(n: int | None) -> str:
     return str(n)
 
 
-def render_history(doc: HistoryDocument | Mapping[str, Any], console: Console) -> None:
+def render_history(h: HistoryDocument, console: Console) -> None:
     """Two lines per commit: when, what, what it read (a race marked ▲), files changed and
     who; beneath, its parameters (predicate, mode), wrapped under themselves.
 
     Laid out by hand rather than as a rich table: a history can hold 100,000 commits, and the
     parameters need the whole width, not a squeezed last column."""
-    h = doc if isinstance(doc, HistoryDocument) else HistoryDocument.from_dict(doc)
     console.print(Text(safe(h.table), style="bold"), overflow="fold")
     if h.time_window is not None:
-        console.print(Text(safe(h.time_window["text"])))
+        console.print(Text(safe(h.time_window.describe())))
     console.print(
         Text(
             f"{plural(len(h.commits), 'commit')}; ▲ marks a commit that read an older "
@@ -122,12 +120,11 @@ def _history_row(c: HistoryCommit, *, wide: bool) -> list[str]:
     return [*row, who_wrote(c), params]
 
 
-def render_snapshot(doc: SnapshotDocument | Mapping[str, Any], console: Console) -> None:
+def render_snapshot(s: SnapshotDocument, console: Console) -> None:
     """The live files at a version: partition, size and deletion vector, the path folded."""
-    s = doc if isinstance(doc, SnapshotDocument) else SnapshotDocument.from_dict(doc)
     console.print(Text(safe(s.table), style="bold"), overflow="fold")
     if s.time_window is not None:
-        console.print(Text(safe(s.time_window["text"])))
+        console.print(Text(safe(s.time_window.describe())))
     total = sum(f.size or 0 for f in s.files)
     layout = ", ".join(s.partition_columns) or "(none)"
     console.print(
@@ -153,17 +150,16 @@ def render_snapshot(doc: SnapshotDocument | Mapping[str, Any], console: Console)
     _diagnostics(s.diagnostics, console)
 
 
-def render_whatif(doc: WhatIfDocument | Mapping[str, Any], console: Console) -> None:
+def render_whatif(w: WhatIfDocument, console: Console) -> None:
     """What a change would avoid and introduce, then each pair it changes (or all when few)."""
-    w = doc if isinstance(doc, WhatIfDocument) else WhatIfDocument.from_dict(doc)
-    worded = "; ".join(change_words(c) for c in w.scenario["changes"])
+    worded = "; ".join(change_words(c) for c in w.scenario.changes)
     changes = worded[:1].lower() + worded[1:] if worded else "(no change)"  # inside a question
     title = Text("What if you ", style="bold")
     title.append(safe(changes), style="bold cyan")
     title.append(f" on {safe(w.table.uri)}?", style="bold")
     console.print(title)
     if w.time_window is not None:
-        console.print(Text(safe(w.time_window["text"])))
+        console.print(Text(safe(w.time_window.describe())))
     base, result = w.baseline, w.result
     ev = w.evaluated_on
     rows = [
@@ -198,7 +194,7 @@ def render_whatif(doc: WhatIfDocument | Mapping[str, Any], console: Console) -> 
             )
         )
     console.print(labelled(rows, indent=2))
-    changed = [p for p in w.pairs if p["before"] != p["after"]]
+    changed = [p for p in w.pairs if p.before != p.after]
     shown = changed or list(w.pairs)
     heading(
         console,
@@ -209,16 +205,9 @@ def render_whatif(doc: WhatIfDocument | Mapping[str, Any], console: Console) -> 
     )
     table_rows = []
     for p in shown:
-        lo = p["loser"]
-        loser = f"v{lo['version']}" if lo.get("version") is not None else "attempt"
+        loser = f"v{p.loser.version}" if p.loser.version is not None else "attempt"
         table_rows.append(
-            [
-                loser,
-                f"v{p['winner_version']}",
-                _outcome(p["before"]),
-                _outcome(p["after"]),
-                p["reason"],
-            ]
+            [loser, f"v{p.winner_version}", _outcome(p.before), _outcome(p.after), p.reason]
         )
     if table_rows:
         console.print(

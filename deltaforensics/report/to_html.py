@@ -10,9 +10,6 @@ and the section tables are in :mod:`deltaforensics.report.html`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from deltaforensics.report.document.explain import ExplainDocument, no_race_reason
 from deltaforensics.report.html import sections
 from deltaforensics.report.html.format import code, e, or_dash, plural, race_status, section
@@ -23,9 +20,8 @@ from deltaforensics.report.plain import commits_by_version, recommendations_note
 __all__ = ["MAX_TIMELINE_ROWS", "to_html"]
 
 
-def to_html(doc: ExplainDocument | Mapping[str, Any]) -> str:
-    """Render an explain document (``report-v1``) as a standalone HTML page."""
-    report = doc if isinstance(doc, ExplainDocument) else ExplainDocument.from_dict(doc)
+def to_html(report: ExplainDocument) -> str:
+    """Render an explain document (``report-v2``) as a standalone HTML page."""
     commits = commits_by_version(report.commits)
     body = [
         _header(report),
@@ -62,7 +58,7 @@ def _header(doc: ExplainDocument) -> str:
     if profiles:
         writers += f' <span class="muted">· checker profiles: {e(", ".join(profiles))}</span>'
     facts = [
-        *([("Window", e(doc.time_window["text"]))] if doc.time_window else []),
+        *([("Window", e(doc.time_window.describe()))] if doc.time_window else []),
         (
             "Versions",
             f"{e(t.first_version)} – {e(t.latest_version)} "

@@ -18,10 +18,11 @@ import html
 import json
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from deltaforensics.model.diagnostics import Diagnostic
 from deltaforensics.model.words import plural
+from deltaforensics.report.change_words import change_words
+from deltaforensics.report.document.entry import JsonValue
 from deltaforensics.report.document.explain import (
     Attempt,
     ExplainDocument,
@@ -40,14 +41,13 @@ from deltaforensics.report.prose import (
     Code,
     Explanation,
     Phrase,
-    change_words,
     explain_conflict,
     explain_races,
     failure_words,
     references,
     safe_race_words,
 )
-from deltaforensics.whatif.recommend import hypothetical_text
+from deltaforensics.whatif.recommendations.candidates import hypothetical_text
 
 MAX_ROWS = 50
 # Markdown punctuation that can start emphasis, links, code, strikethrough, math or a cell edge.
@@ -57,7 +57,7 @@ _BACKTICKS = re.compile(r"`+")
 _TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
 
 
-def text(value: Any) -> str:
+def text(value: JsonValue) -> str:
     """Escape any JSON value as inline Markdown text (safe inside a table cell)."""
     if value is None:
         return ""
@@ -73,7 +73,7 @@ def text(value: Any) -> str:
     return _newlines(value, "<br>")
 
 
-def code(value: Any, *, in_table: bool = True) -> str:
+def code(value: JsonValue, *, in_table: bool = True) -> str:
     """An inline code span that survives backticks, newlines, (in tables) pipes and HTML.
 
     A ``<`` that could open a tag ends the span and is written as ``&lt;`` before the next one
@@ -130,13 +130,13 @@ def _versions(versions: Sequence[int]) -> str:
     return ", ".join(f"v{v}" for v in versions) or "—"
 
 
-def _outcome(outcome: Any, code_: Any) -> str:
+def _outcome(outcome: str, code_: str | None) -> str:
     if outcome == "commits":
         return "commits"
     return f"**{text(failure_words(str(outcome), code_))}**"
 
 
-def _evaluated(ev: Mapping[str, Any]) -> str:
+def _evaluated(ev: Mapping[str, int]) -> str:
     return (
         f"{plural(ev['races'], 'race')}, {plural(ev['errors'], 'error')}, "
         f"{plural(ev['attempts'], 'attempt')}, {plural(ev['writer_pairs'], 'writer pair')}"
@@ -311,12 +311,11 @@ def _recommendations(report: ExplainDocument, max_rows: int) -> list[str]:
     ]
 
 
-def to_markdown(doc: ExplainDocument | Mapping[str, Any], *, max_rows: int = MAX_ROWS) -> str:
-    """Render an explain document (``report-v1``)."""
-    report = doc if isinstance(doc, ExplainDocument) else ExplainDocument.from_dict(doc)
+def to_markdown(report: ExplainDocument, *, max_rows: int = MAX_ROWS) -> str:
+    """Render an explain document (``report-v2``)."""
     out = [
         f"## deltaforensics: write conflicts in {code(report.table.uri, in_table=False)}",
-        *([text(report.time_window["text"])] if report.time_window else []),
+        *([text(report.time_window.describe())] if report.time_window else []),
         _summary(report),
         _table_facts(report.table),
         *_races(report, max_rows, no_race_reason(report)),
@@ -330,22 +329,21 @@ def to_markdown(doc: ExplainDocument | Mapping[str, Any], *, max_rows: int = MAX
     return "\n\n".join(out) + "\n"
 
 
-def whatif_to_markdown(doc: WhatIfDocument | Mapping[str, Any], *, max_rows: int = MAX_ROWS) -> str:
-    """Render a what-if document (``whatif-v1``)."""
-    report = doc if isinstance(doc, WhatIfDocument) else WhatIfDocument.from_dict(doc)
-    changes = "; ".join(change_words(c) for c in report.scenario["changes"]) or "(no change)"
+def whatif_to_markdown(report: WhatIfDocument, *, max_rows: int = MAX_ROWS) -> str:
+    """Render a what-if document (``whatif-v2``)."""
+    changes = "; ".join(change_words(c) for c in report.scenario.changes) or "(no change)"
     base, result = report.baseline, report.result
     out = [
         f"## deltaforensics what-if: {code(changes, in_table=False)} on "
         f"{code(report.table.uri, in_table=False)}",
-        *([text(report.time_window["text"])] if report.time_window else []),
+        *([text(report.time_window.describe())] if report.time_window else []),
         f"**seen: avoids {report.conflicts_avoided} of {plural(base.conflicts, 'conflict')} "
         f"seen (errors, attempts, model-predicted races), introduces "
         f"{report.conflicts_introduced}** · conflicts "
         f"{base.conflicts} → {result.conflicts} · fragile races {base.fragile_races} → "
         f"{result.fragile_races} · confidence **{text(report.confidence)}** · evaluated on "
         f"{text(_evaluated(report.evaluated_on))}",
-        *([text(hypothetical_text(dict(report.hypothetical)))] if report.hypothetical else []),
+        *([text(hypothetical_text(report.hypothetical))] if report.hypothetical else []),
         _table_facts(report.table),
         "### Pairs",
     ]
@@ -354,19 +352,18 @@ def whatif_to_markdown(doc: WhatIfDocument | Mapping[str, Any], *, max_rows: int
     else:
         rows = []
         for p in report.pairs:
-            lo = p["loser"]
             loser = (
-                f"v{lo['version']}"
-                if lo.get("version") is not None
-                else f"attempt {code(lo.get('attempt'))}"
+                f"v{p.loser.version}"
+                if p.loser.version is not None
+                else f"attempt {code(p.loser.attempt)}"
             )
             rows.append(
                 [
                     loser,
-                    f"v{p['winner_version']}",
-                    _outcome(p["before"], None),
-                    _outcome(p["after"], None),
-                    text(p["reason"]),
+                    f"v{p.winner_version}",
+                    _outcome(p.before, None),
+                    _outcome(p.after, None),
+                    text(p.reason),
                 ]
             )
         out.append(table(["Loser", "Winner", "Before", "After", "Why"], rows, max_rows=max_rows))

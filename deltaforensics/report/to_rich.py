@@ -10,13 +10,13 @@ in :class:`~rich.text.Text` (never parsed as markup) with control characters sho
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from rich.console import Console
 from rich.text import Text
 
 from deltaforensics.evidence.anomalies import Anomaly
 from deltaforensics.model.words import plural
+from deltaforensics.report.change_words import change_words
 from deltaforensics.report.document.explain import (
     Commit,
     ExplainDocument,
@@ -25,7 +25,6 @@ from deltaforensics.report.document.explain import (
 )
 from deltaforensics.report.plain import NO_APPLY_TEXT, commits_by_version, recommendations_note
 from deltaforensics.report.prose import (
-    change_words,
     explain_conflict,
     explain_races,
     references,
@@ -48,9 +47,8 @@ MAX_SAFE = 10
 Commits = Mapping[int | None, Commit]
 
 
-def render_explain(doc: ExplainDocument | Mapping[str, Any], console: Console) -> None:
+def render_explain(report: ExplainDocument, console: Console) -> None:
     """Print the explain report; a JSON document (e.g. a redacted one) is read back first."""
-    report = doc if isinstance(doc, ExplainDocument) else ExplainDocument.from_dict(doc)
     commits = commits_by_version(report.commits)
     _header(report, console)
     _timeline(report, commits, console)
@@ -72,7 +70,7 @@ def _header(doc: ExplainDocument, console: Console) -> None:
     iso = t.isolation_level
     console.print(Text(safe(t.uri), style="bold"), overflow="fold")
     if doc.time_window is not None:
-        console.print(Text(safe(doc.time_window["text"])))
+        console.print(Text(safe(doc.time_window.describe())))
     layout = f"partitioned by {', '.join(t.partition_columns) or '(none)'}"
     if t.clustering_columns:
         layout += f" · clustered by {', '.join(t.clustering_columns)}"

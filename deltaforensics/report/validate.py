@@ -9,19 +9,21 @@ from __future__ import annotations
 
 import importlib
 import json
+from collections.abc import Iterable
 from functools import cache
 from importlib import resources
-from typing import Any, Literal, get_args
+from typing import Literal, get_args
 
 from deltaforensics.errors import DeltaForensicsError
+from deltaforensics.report.document.entry import Entry, JsonValue
 
 Kind = Literal["explain", "whatif", "history", "snapshot", "audit"]
 KINDS: tuple[Kind, ...] = get_args(Kind)
 SCHEMA_FILES: dict[Kind, str] = {
-    "explain": "report-v1.json",
-    "whatif": "whatif-v1.json",
-    "history": "history-v1.json",
-    "snapshot": "snapshot-v1.json",
+    "explain": "report-v2.json",
+    "whatif": "whatif-v2.json",
+    "history": "history-v2.json",
+    "snapshot": "snapshot-v2.json",
     "audit": "audit-summary-v1.json",
 }
 MAX_LISTED_ERRORS = 20
@@ -50,21 +52,23 @@ def _schema_text(kind: Kind) -> str:
     return resource.read_text(encoding="utf-8")
 
 
-def load_schema(kind: Kind) -> dict[str, Any]:
+def load_schema(kind: Kind) -> dict[str, JsonValue]:
     """The shipped JSON Schema (draft 2020-12) for ``kind``; a fresh copy on every call."""
-    schema: dict[str, Any] = json.loads(_schema_text(kind))
+    schema: dict[str, JsonValue] = json.loads(_schema_text(kind))
     return schema
 
 
-def _where(path: Any) -> str:
+def _where(path: Iterable[str | int]) -> str:
     out = "$"
     for part in path:
         out += f"[{part}]" if isinstance(part, int) else f".{part}"
     return out
 
 
-def schema_errors(doc: Any, kind: Kind) -> list[str]:
-    """Every way ``doc`` breaks the schema, as ``"$.races[0].outcome: message"`` lines, sorted."""
+def schema_errors(doc: Entry | JsonValue, kind: Kind) -> list[str]:
+    """Every way ``doc`` (a typed document, checked in its JSON form, or JSON data) breaks the
+    schema, as ``"$.races[0].outcome: message"`` lines, sorted."""
+    data = doc.to_dict() if isinstance(doc, Entry) else doc
     try:  # optional (dev extra); imported by name so that type checking needs no stubs for it
         jsonschema = importlib.import_module("jsonschema")
     except ImportError as exc:
@@ -74,11 +78,11 @@ def schema_errors(doc: Any, kind: Kind) -> list[str]:
         )
         raise err from exc
     validator = jsonschema.Draft202012Validator(load_schema(kind))
-    found = [f"{_where(e.absolute_path)}: {e.message}" for e in validator.iter_errors(doc)]
+    found = [f"{_where(e.absolute_path)}: {e.message}" for e in validator.iter_errors(data)]
     return sorted(found)
 
 
-def validate(doc: Any, kind: Kind) -> None:
+def validate(doc: Entry | JsonValue, kind: Kind) -> None:
     """Raise :class:`ReportValidationError` naming every problem when ``doc`` breaks its schema."""
     errors = schema_errors(doc, kind)
     if errors:

@@ -11,9 +11,9 @@ from typing import Any
 from deltaforensics.model.frames import frame_of
 from deltaforensics.profiles import Profile
 from deltaforensics.replay import Replay
+from deltaforensics.transactions.commit_history import CommitHistory
 from deltaforensics.transactions.commits import CommitRow, read_version_of
 from deltaforensics.transactions.decode import json_or_none, parameters_of
-from deltaforensics.transactions.history import CommitHistory
 from deltaforensics.transactions.isolation import effective_isolation
 from deltaforensics.transactions.memos import operation_predicates
 from deltaforensics.transactions.metadata_change import drops_features, metadata_change

@@ -17,10 +17,10 @@ from deltaforensics.model.collector import collector_paused
 from deltaforensics.profiles import Profile
 from deltaforensics.replay import Replay
 from deltaforensics.transactions.builder import committed_transaction
+from deltaforensics.transactions.commit_history import CommitHistory
 from deltaforensics.transactions.commits import CommitRow, commit_rows
 from deltaforensics.transactions.decode import json_or_none
 from deltaforensics.transactions.facts import CommitFacts, commit_facts
-from deltaforensics.transactions.history import CommitHistory
 from deltaforensics.transactions.record import Transaction
 
 

@@ -20,12 +20,12 @@ from typing import Any
 import polars as pl
 
 from deltaforensics.profiles import Profile
+from deltaforensics.transactions.commit_history import CommitHistory
 from deltaforensics.transactions.commits import (
     CommitRow,
     late_create_operations,
     operation_of,
 )
-from deltaforensics.transactions.history import CommitHistory
 from deltaforensics.transactions.isolation import recorded_level
 
 # The commit table's columns the facts carry through unchanged (``is_blind_append`` as

@@ -1,7 +1,7 @@
 """Speed memos of transaction building, apart from its semantics: each is a pure function of
 its (hashable) inputs, remembered because a long history repeats the same writers,
 ``operationParameters`` texts and statements thousands of times, or an answer that holds for
-a span of versions. None changes what is built; ``tests/test_transactions.py`` checks that."""
+a span of versions. None changes what is built; ``tests/transactions/test_transactions.py`` checks that."""
 
 from __future__ import annotations
 

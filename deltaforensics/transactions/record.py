@@ -1,17 +1,18 @@
 """The transaction record: one commit (or one attempted statement) composed of its typed parts
-(:mod:`.parts`). It also answers to the flat names callers read it by (:mod:`.flat_names`).
+(:mod:`.parts`). Callers read the parts (``t.read.reads.partition_predicate``,
+``t.written.added``, ``t.provenance.operation`` …); a changed copy is ``dataclasses.replace``
+of a part, or one of the named edits below.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from deltaforensics.transactions.flat_names import FlatNames
-from deltaforensics.transactions.parts import Provenance, Read, TableAtRead, Writes
+from deltaforensics.transactions.parts import Provenance, Read, Reads, TableAtRead, Writes
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Transaction(FlatNames):
+class Transaction:
     """One commit (``version``) or attempted statement (``version`` None), from its parts."""
 
     version: int | None  # None for an attempted (uncommitted) statement
@@ -23,3 +24,11 @@ class Transaction(FlatNames):
     @property
     def name(self) -> str:
         return f"v{self.version}" if self.version is not None else "attempt"
+
+    def with_reads(self, reads: Reads) -> Transaction:
+        """A copy that read ``reads`` (the same snapshot and isolation level)."""
+        return replace(self, read=replace(self.read, reads=reads))
+
+    def reading_version(self, version: int, source: str) -> Transaction:
+        """A copy whose snapshot is ``version`` (``readVersion``), known from ``source``."""
+        return replace(self, read=replace(self.read, version=version, version_source=source))

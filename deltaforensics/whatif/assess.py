@@ -52,8 +52,8 @@ def lower(confidence: str, to: str) -> str:
 
 def rlc_engines(transactions: Sequence[Transaction]) -> bool:
     """Whether the table's data-changing writers all run where row-level concurrency exists."""
-    writers = [t for t in transactions if t.version != 0 and not t.blind]
-    return bool(writers) and all(t.profile.row_level_concurrency for t in writers)
+    writers = [t for t in transactions if t.version != 0 and not t.read.reads.blind]
+    return bool(writers) and all(t.provenance.profile.row_level_concurrency for t in writers)
 
 
 def assess(
@@ -112,7 +112,7 @@ def assess(
     if excluded:
         confidence = lower(confidence, "medium")
     changed = [p for p in comparison.pairs if p.after is not None and p.after != p.before]
-    weak = [p for p in changed if p.loser.confidence == "low"]
+    weak = [p for p in changed if p.loser.read.reads.confidence == "low"]
     if weak:
         confidence = lower(confidence, "low" if len(weak) == len(changed) else "medium")
     return confidence, tuple(diags)
@@ -219,7 +219,13 @@ def _row_level(
     partitioned: bool,
     diags: list[Diagnostic],
 ) -> str:
-    engines = sorted({t.profile.engine for t in transactions if t.version != 0 and not t.blind})
+    engines = sorted(
+        {
+            t.provenance.profile.engine
+            for t in transactions
+            if t.version != 0 and not t.read.reads.blind
+        }
+    )
     if not rlc_engines(transactions):
         diags.append(
             warning(
@@ -257,7 +263,7 @@ def committing_profiles(transactions: Sequence[Transaction]) -> list[Profile]:
     """The distinct engine profiles of the transactions after table creation, found by
     identity (a history's transactions share a handful; hashing a profile per transaction
     showed in profiles)."""
-    seen = {id(t.profile): t.profile for t in transactions if t.version != 0}
+    seen = {id(t.provenance.profile): t.provenance.profile for t in transactions if t.version != 0}
     return list(seen.values())
 
 
@@ -289,7 +295,7 @@ def _isolation(
             )
         )
     if IsolationLevel.WRITE_SERIALIZABLE in levels and any(
-        t.profile.refuses_to_set_write_serializable for t in transactions
+        t.provenance.profile.refuses_to_set_write_serializable for t in transactions
     ):
         diags.append(
             info(
@@ -311,7 +317,7 @@ def _explicit(
     diags: list[Diagnostic],
 ) -> None:
     ops = set(change.operations)
-    hits = [t for t in transactions if t.operation in ops]
+    hits = [t for t in transactions if t.provenance.operation in ops]
     if not hits:
         diags.append(
             info(
@@ -320,7 +326,7 @@ def _explicit(
         )
         return
     rewritten = [rewriter.transaction(t)[0] for t in hits[-1:]]
-    if not any(t.partition_columns for t in rewritten):
+    if not any(t.table.partition_columns for t in rewritten):
         diags.append(
             warning(
                 CHANGE_NOT_APPLICABLE,
@@ -357,7 +363,7 @@ def _writers_exist(
                     CHANGE_NOT_APPLICABLE, f"{change.writer} made no pure append to mark as blind"
                 )
             )
-        if any(not t.profile.can_mark_blind_appends for t in mine):
+        if any(not t.provenance.profile.can_mark_blind_appends for t in mine):
             diags.append(
                 warning(
                     CHANGE_NOT_APPLICABLE,

@@ -1,7 +1,7 @@
 """What a what-if comparison found: each pair's verdict before and after one scenario, and the
 totals the report shows.
 
-Values only: :mod:`deltaforensics.whatif.compare` computes them and
+Values only: :mod:`deltaforensics.whatif.evaluation` computes them and
 :mod:`deltaforensics.whatif.assess` grades how far to trust them, so both import this module and
 neither imports the other for it.
 """
@@ -36,7 +36,7 @@ def as_observed(item: Any, source: str, index: int) -> Observed:
     if isinstance(item, Observed):
         return item if item.source == source else replace(item, source=source)
     loser, winners, outcome = item
-    label = loser.statement or f"{source} {index + 1}"
+    label = loser.provenance.statement or f"{source} {index + 1}"
     return Observed(
         loser=loser, winners=tuple(winners), outcome=str(outcome), source=source, label=label
     )
@@ -63,24 +63,35 @@ class PairResult:
     def introduced(self) -> bool:
         return self.trusted and self.after not in (None, COMMITS) and self.before == COMMITS
 
-    def to_dict(self) -> dict[str, Any]:
-        loser: dict[str, Any] = (
-            {"version": self.loser.version}
-            if self.source == "race" and self.loser.version is not None
-            else {"attempt": self.label}
-        )
-        return {
-            "loser": loser,
-            "winner_version": self.winner_version,
-            "before": self.before,
-            "after": self.after if self.after is not None else self.before,
-            "reason": self.reason,
-            "source": self.source,
-            "known": self.after is not None,
-            "counted": self.trusted and self.after is not None,
-            "fragile_before": self.fragile_before,
-            "fragile_after": self.fragile_after,
-        }
+    @property
+    def loser_version(self) -> int | None:
+        """The committed loser's version; ``None`` for an error's or an attempt's loser (then
+        :attr:`label` names it)."""
+        return self.loser.version if self.source == "race" else None
+
+    @property
+    def known(self) -> bool:
+        """Whether the outcome under the scenario is known."""
+        return self.after is not None
+
+    @property
+    def outcome_after(self) -> str:
+        """The outcome under the scenario, the baseline's when it is unknown."""
+        return self.after if self.after is not None else self.before
+
+    @property
+    def counted(self) -> bool:
+        """Whether the pair counts in the totals: the model reproduces it and its outcome
+        under the scenario is known."""
+        return self.trusted and self.after is not None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Balance:
+    """Conflicts and fragile races, before or after the scenario."""
+
+    conflicts: int
+    fragile_races: int
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -129,11 +140,11 @@ class Comparison:
         return sum(1 for p in self.pairs if p.introduced)
 
     @property
-    def baseline(self) -> dict[str, int]:
-        return {
-            "conflicts": sum(1 for p in self.pairs if p.before != COMMITS),
-            "fragile_races": sum(1 for p in self.pairs if p.fragile_before),
-        }
+    def baseline(self) -> Balance:
+        return Balance(
+            conflicts=sum(1 for p in self.pairs if p.before != COMMITS),
+            fragile_races=sum(1 for p in self.pairs if p.fragile_before),
+        )
 
     @property
     def hypothetical(self) -> dict[str, int]:
@@ -151,16 +162,16 @@ class Comparison:
         }
 
     @property
-    def result(self) -> dict[str, int]:
+    def result(self) -> Balance:
         base = self.baseline
-        return {
-            "conflicts": base["conflicts"] - self.conflicts_avoided + self.conflicts_introduced,
-            "fragile_races": sum(
+        return Balance(
+            conflicts=base.conflicts - self.conflicts_avoided + self.conflicts_introduced,
+            fragile_races=sum(
                 1
                 for p in self.pairs
                 if (p.fragile_after if p.after is not None else p.fragile_before)
             ),
-        }
+        )
 
     @property
     def unknown(self) -> int:

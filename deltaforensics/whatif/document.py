@@ -1,7 +1,8 @@
-"""The evaluation set of an analysis, for the what-if comparisons and the recommendations.
+"""The evaluation set of an analysis, for the what-if comparisons and the recommendations, and
+the comparison of one scenario that ``whatif`` reports (:func:`compare_scenario`).
 
 ``whatif`` sits below ``analysis`` and ``report`` in the layers, so it takes the analysis by
-shape (:class:`AnalysisLike`); the ``whatif-v1`` document is laid out by
+shape (:class:`AnalysisLike`); the ``whatif-v2`` document is laid out by
 ``deltaforensics.report.document.whatif``.
 """
 
@@ -11,7 +12,9 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from deltaforensics.replay import Replay
-from deltaforensics.whatif.compare import DEFAULT_SAMPLES, Evaluation
+from deltaforensics.whatif.comparison import Comparison
+from deltaforensics.whatif.evaluation import DEFAULT_SAMPLES, Evaluation
+from deltaforensics.whatif.scenario import Scenario
 from deltaforensics.whatif.statistics import StatRanges
 
 
@@ -50,3 +53,19 @@ def evaluation_for(
         statistics=statistics,
         overlapping_writers_only=overlapping_writers_only,
     )
+
+
+def compare_scenario(
+    analysis: AnalysisLike,
+    scenario: Scenario,
+    errors: Sequence[Any] = (),
+    attempts: Sequence[Any] = (),
+    *,
+    samples: int = DEFAULT_SAMPLES,
+) -> Comparison:
+    """``scenario`` compared with the analysed history: what the ``whatif`` command reports.
+
+    ``errors`` / ``attempts``: :class:`~deltaforensics.whatif.comparison.Observed` values or
+    ``(loser, winners, outcome)`` tuples; ``samples``: commits per writer and direction in
+    the writer matrix (0 leaves the matrix out)."""
+    return evaluation_for(analysis, errors, attempts, samples=samples).compare(scenario)

@@ -126,10 +126,10 @@ def _meet(left: list[Assignment], right: list[Assignment]) -> list[Assignment]:
 def moves_rows(t: Transaction, columns: Sequence[str]) -> bool:
     """Whether ``t`` is an attempted UPDATE that sets one of ``columns`` (its rewritten rows
     then leave the partitions its condition pins)."""
-    if t.operation != "UPDATE" or not t.statement:
+    if t.provenance.operation != "UPDATE" or not t.provenance.statement:
         return False
     try:
-        stmt = parse_statement(t.statement)
+        stmt = parse_statement(t.provenance.statement)
     except ValueError:
         return True  # unreadable: do not claim its writes are pinned
     wanted = {c.lower() for c in columns}
@@ -157,7 +157,7 @@ def named_values(
     found: dict[str, set[str]] = {c: set() for c in columns}
     seen: set[int] = set()  # a statement's commits share one predicate object
     for t in transactions:
-        pred = t.full_predicate
+        pred = t.read.reads.full_predicate
         if pred is None or id(pred) in seen:
             continue
         seen.add(id(pred))

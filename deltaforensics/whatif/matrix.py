@@ -56,23 +56,15 @@ class MatrixCell:
     def introduced(self) -> bool:
         return self.after not in (None, COMMITS) and self.before == COMMITS
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "writer_a": self.writer_a,
-            "writer_b": self.writer_b,
-            "before": self.before,
-            "after": self.after if self.after is not None else self.before,
-            "known": self.after is not None,
-            "samples": self.samples,
-            "conflicting_before": self.conflicting_before,
-            "conflicting_after": self.conflicting_after,
-            "unknown": self.unknown,
-            "example": {"loser_version": self.example[0], "winner_version": self.example[1]}
-            if self.example
-            else None,
-            "reason": self.reason,
-            "overlapped": self.overlapped,
-        }
+    @property
+    def known(self) -> bool:
+        """Whether the outcome under the scenario is known."""
+        return self.after is not None
+
+    @property
+    def outcome_after(self) -> str:
+        """The outcome under the scenario, the baseline's when it is unknown."""
+        return self.after if self.after is not None else self.before
 
 
 def writer_pairs(
@@ -117,10 +109,8 @@ def sample_cells(
             if key in seen or w.version - 1 < first:
                 continue
             seen.add(key)
-            hypothetical = lo.revised(
-                read_version=w.version - 1, read_version_source="what-if overlap"
-            )
-            before = check(hypothetical, [w], profile=lo.profile, history=replay)
+            hypothetical = lo.reading_version(w.version - 1, "what-if overlap")
+            before = check(hypothetical, [w], profile=lo.provenance.profile, history=replay)
             samples.append(Sample(loser=hypothetical, winner=w, before=before))
         if samples:
             cells[(a, b)] = samples

@@ -10,6 +10,7 @@ span the statistics cannot tell becomes one piece per partition the condition pi
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import polars as pl
 
@@ -29,41 +30,38 @@ from deltaforensics.whatif.layout import HIVE_NULL, UNKNOWN, Layout
 
 def unpartitioned(t: Transaction, *, clustered: bool) -> Transaction:
     """No partition columns: Delta-Spark has no partition precision (A.6.2)."""
-    return t.revised(
-        partition_columns=(),
-        physical_names={},
-        read_predicate=None if t.read_predicate is None else TRUE,
-        clustered=clustered,
-    )
+    read = None if t.read.reads.partition_predicate is None else TRUE
+    table = replace(t.table, partition_columns=(), physical_names={}, clustered=clustered)
+    return replace(t, table=table).with_reads(replace(t.read.reads, partition_predicate=read))
 
 
 def new_read_predicate(t: Transaction, columns: Sequence[str]) -> Predicate | None:
     """What ``t`` would read on a table partitioned by ``columns``: the partition part of its
     recorded condition for those columns, the way its engine extracts it (§A.2, §A.9)."""
-    if t.read_predicate is None:
+    if t.read.reads.partition_predicate is None:
         return None
-    if t.read_whole_table:
+    if t.read.reads.whole_table:
         return TRUE
-    if t.profile.stats_matching:
-        if t.full_predicate is None:
-            return t.read_predicate
-        return partition_read_predicate(t.full_predicate, columns).predicate
-    info = parse_operation_predicates(t.operation, t.parameters)
+    if t.provenance.profile.stats_matching:
+        if t.read.reads.full_predicate is None:
+            return t.read.reads.partition_predicate
+        return partition_read_predicate(t.read.reads.full_predicate, columns).predicate
+    info = parse_operation_predicates(t.provenance.operation, t.provenance.parameters)
     if not info.reads or info.source == "written-partitions":
-        return t.read_predicate
+        return t.read.reads.partition_predicate
     return partition_read_predicate_for(info, columns).predicate
 
 
 def _write_filter(t: Transaction, columns: Sequence[str], read: Predicate | None) -> Predicate:
     """The partitions ``t`` writes are those it reads (intersected with its files' ranges)."""
-    if t.blind or read is None:
+    if t.read.reads.blind or read is None:
         return TRUE
-    if t.profile.stats_matching:
-        if t.full_predicate is None or t.read_whole_table:
+    if t.provenance.profile.stats_matching:
+        if t.read.reads.full_predicate is None or t.read.reads.whole_table:
             return TRUE
-        op = t.operation
+        op = t.provenance.operation
         return partition_read_predicate(
-            t.full_predicate, columns, extract_disjunctions=op in ("DELETE", "UPDATE")
+            t.read.reads.full_predicate, columns, extract_disjunctions=op in ("DELETE", "UPDATE")
         ).predicate
     return read
 
@@ -79,14 +77,16 @@ def repartitioned(
     span the statistics cannot tell are those pinned partitions. Statistics decide the rest."""
     cols = layout.columns
     read = new_read_predicate(t, cols)
-    if t.dynamic_partition_overwrite:
+    if t.written.dynamic_partition_overwrite:
         values = added.filter(~pl.col(UNKNOWN)).select(PARTITION_VALUES).unique()
         rows = [row[PARTITION_VALUES] for row in values.iter_rows(named=True)]
         read = written_partitions_predicate(rows) if rows else TRUE
-    pinned = None if t.blind else pinned_values(read, cols)
+    pinned = None if t.read.reads.blind else pinned_values(read, cols)
     keep = _write_filter(t, cols, read)
     if not isinstance(keep, TrueExpr):
-        expr = to_polars(keep, name_map={c: c for c in cols}, types=t.column_types, fields=cols)
+        expr = to_polars(
+            keep, name_map={c: c for c in cols}, types=t.table.column_types, fields=cols
+        )
         added = added.filter(expr | pl.col(UNKNOWN))
         removed = removed.filter(expr | pl.col(UNKNOWN))
     unknown_before = int(added[UNKNOWN].sum()) + int(removed[UNKNOWN].sum())
@@ -95,14 +95,13 @@ def repartitioned(
         if not moves_rows(t, cols):
             added = pinned_pieces(added, pinned, cols)
     unknown_rows = int(added[UNKNOWN].sum()) + int(removed[UNKNOWN].sum())
-    rewritten = t.revised(
-        added=added,
-        removed=removed,
-        partition_columns=cols,
-        physical_names={c: c for c in cols},
-        read_predicate=read,
-        clustered=False,
-    )
+    rewritten = replace(
+        t,
+        written=replace(t.written, added=added, removed=removed),
+        table=replace(
+            t.table, partition_columns=cols, physical_names={c: c for c in cols}, clustered=False
+        ),
+    ).with_reads(replace(t.read.reads, partition_predicate=read))
     evidence = _evidence(t, layout, pinned, unknown_before)
     why = None
     if unknown_rows:
@@ -119,7 +118,7 @@ def _evidence(
     t: Transaction, layout: Layout, pinned: list[dict[str, str | None]] | None, unknown: int
 ) -> str:
     """Which evidence decided ``t``'s footprint in ``layout``, in words."""
-    if t.blind:
+    if t.read.reads.blind:
         return f"{t.name} is a blind append: its file statistics"
     if pinned is not None:
         source = "statement" if t.version is None else "recorded predicate"

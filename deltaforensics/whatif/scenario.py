@@ -2,8 +2,8 @@
 
 A :class:`Scenario` is a tuple of changes applied together. The values say *what* changes, not
 how it is evaluated (:mod:`deltaforensics.whatif.transform`) or applied to a real table
-(:mod:`deltaforensics.whatif.advice`). ``kind`` strings are part of the JSON contract
-(``whatif-v1``) and never change meaning.
+(:mod:`deltaforensics.whatif.recommendations.instructions`). ``kind`` strings are part of the JSON contract
+(``whatif-v2``) and never change meaning.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 import polars as pl
 
-from deltaforensics.model.file_stats import STATS_KEY
+from deltaforensics.model.file_stats_source import STATS_KEY
 from deltaforensics.replay import Replay
 
 RANGE_COLUMNS = ["_lo", "_hi", "_has_null", "_all_null"]

@@ -109,7 +109,9 @@ class Rewriter:
         if self.relabeler is None:
             return
         todo = list({id(t): t for t in transactions if id(t) not in self._relabeled}.values())
-        frames = self.relabeler.frames([f for t in todo for f in (t.added, t.removed)])
+        frames = self.relabeler.frames(
+            [f for t in todo for f in (t.written.added, t.written.removed)]
+        )
         for i, t in enumerate(todo):
             self._relabeled[id(t)] = (t, frames[2 * i], frames[2 * i + 1])
 
@@ -118,7 +120,7 @@ class Rewriter:
         hit = self._relabeled.get(id(t))
         if hit is not None and hit[0] is t:
             return hit[1], hit[2]
-        added, removed = relabeler.frames([t.added, t.removed])
+        added, removed = relabeler.frames([t.written.added, t.written.removed])
         return added, removed
 
     @property
@@ -145,7 +147,7 @@ class Rewriter:
         if self.liquid is not None:
             # a liquid table has deletion vectors unless they are turned off (the Databricks
             # page's "Tables with liquid clustering, unless you have disabled deletion vectors")
-            t = unpartitioned(t, clustered=True).revised(has_deletion_vectors=True)
+            t = with_deletion_vectors(unpartitioned(t, clustered=True))
         elif self.partition_by is not None:
             if self.relabeler is None:
                 t = unpartitioned(t, clustered=False)
@@ -156,13 +158,16 @@ class Rewriter:
         for change in self.scenario.changes:
             if isinstance(change, ExplicitMergePredicates):
                 if (
-                    t.operation in change.operations
-                    and (t.read_whole_table or isinstance(t.read_predicate, TrueExpr))
+                    t.provenance.operation in change.operations
+                    and (
+                        t.read.reads.whole_table
+                        or isinstance(t.read.reads.partition_predicate, TrueExpr)
+                    )
                     and simulated(t)
                     and self._touches_every_partition(t)
                 ):
                     unknown = unknown or (
-                        f"{t.name} is an attempted {t.operation} whose condition names no "
+                        f"{t.name} is an attempted {t.provenance.operation} whose condition names no "
                         "partition: which partitions its source covers is not in the statement"
                     )
                 narrowed = explicit_predicates(t, change.operations)
@@ -173,8 +178,8 @@ class Rewriter:
                 t = narrowed
             elif isinstance(change, IsolationChange):
                 t = with_isolation(t, change.level)
-            elif isinstance(change, DeletionVectors) and not t.has_deletion_vectors:
-                t = t.revised(has_deletion_vectors=True)
+            elif isinstance(change, DeletionVectors) and not t.table.has_deletion_vectors:
+                t = with_deletion_vectors(t)
             elif isinstance(change, MarkBlindAppends) and writer_of(t) == change.writer:
                 t = marked_blind(t)
         return t, unknown, evidence
@@ -182,9 +187,9 @@ class Rewriter:
     def _touches_every_partition(self, t: Transaction) -> bool:
         """Whether ``t``'s files touch every partition live at its read version (more than
         one): for a statement simulated from SQL, its source's partitions were not known."""
-        if t.read_version is None or not self.replay.retains(t.read_version):
+        if t.read.version is None or not self.replay.retains(t.read.version):
             return True
-        live = self.replay.live_files(t.read_version)
+        live = self.replay.live_files(t.read.version)
         if live.is_empty() or PARTITION_VALUES not in live.columns:
             return False
         partitions = live.select(PARTITION_VALUES).unique().height
@@ -243,8 +248,10 @@ def judge(pair: RewrittenPair) -> tuple[Verdict, str]:
     """The same checker on a rewritten pair, and why it fails or commits."""
     lo = pair.loser
     if not pair.winners:
-        return Verdict(loser=lo, profile=lo.profile, winners=(), outcome=COMMITS), pair.note
-    verdict = check(lo, pair.winners, profile=lo.profile, history=pair.history)
+        return Verdict(
+            loser=lo, profile=lo.provenance.profile, winners=(), outcome=COMMITS
+        ), pair.note
+    verdict = check(lo, pair.winners, profile=lo.provenance.profile, history=pair.history)
     reason = verdict.reason if verdict.raised else quiet_reason(lo, verdict)
     return verdict, f"{pair.note}; {reason}" if pair.note else reason
 
@@ -253,23 +260,23 @@ def quiet_reason(loser: Transaction, verdict: Verdict) -> str:
     """Why a pair commits, in the terms a scenario changes (the read set, the level, RLC)."""
     if verdict.notes:
         return verdict.reason
-    if loser.blind:
+    if loser.read.reads.blind:
         return "a blind append reads nothing, so no winner can conflict with it"
     against = ", ".join(f"v{v}" for v in verdict.winners) or "any winner"
-    if has_row_level_concurrency(loser.profile, loser):
+    if has_row_level_concurrency(loser.provenance.profile, loser):
         return (
             f"no rule fires against {against}: Databricks row-level concurrency (modelled as: two "
             "commits touch different rows unless the log shows the same row)"
         )
-    pred = loser.read_predicate
+    pred = loser.read.reads.partition_predicate
     reads = (
         "nothing"
         if pred is None
         else "the whole table"
-        if loser.read_whole_table or isinstance(pred, TrueExpr)
+        if loser.read.reads.whole_table or isinstance(pred, TrueExpr)
         else pred.to_sql()
     )
-    return f"no rule fires against {against} under {loser.isolation.value} (reads {reads})"
+    return f"no rule fires against {against} under {loser.read.isolation.value} (reads {reads})"
 
 
 def apply(
@@ -300,79 +307,99 @@ def _scheduled_apart(
 
 def touched_partitions(t: Transaction) -> list[dict[str, str | None]]:
     """Distinct partition values (logical names) of the files ``t`` added or removed."""
-    if not t.partition_columns:
+    if not t.table.partition_columns:
         return []
-    frames = [f for f in (t.added, t.removed) if f.height and PARTITION_VALUES in f.columns]
+    frames = [
+        f
+        for f in (t.written.added, t.written.removed)
+        if f.height and PARTITION_VALUES in f.columns
+    ]
     if not frames:
         return []
     if UNKNOWN in frames[0].columns:
         frames = [f.filter(~pl.col(UNKNOWN)) for f in frames]
     pv = pl.concat([f.select(PARTITION_VALUES) for f in frames], how="vertical")
     exprs = partition_value_exprs(
-        pv.schema[PARTITION_VALUES], t.partition_columns, t.physical_names
+        pv.schema[PARTITION_VALUES], t.table.partition_columns, t.table.physical_names
     )
     return pv.select(exprs).unique(maintain_order=True).to_dicts()
 
 
 def explicit_predicates(t: Transaction, operations: Sequence[str]) -> Transaction:
     """``t`` with literal conjuncts for the partitions it touched in its condition."""
-    if t.operation not in operations or not t.partition_columns or t.read_predicate is None:
+    reads = t.read.reads
+    if (
+        t.provenance.operation not in operations
+        or not t.table.partition_columns
+        or reads.partition_predicate is None
+    ):
         return t
     touched = touched_partitions(t)
     if not touched:
         return t
     literal = written_partitions_predicate(touched)
-    if t.profile.stats_matching:
+    if t.provenance.profile.stats_matching:
         full = (
             literal
-            if t.read_whole_table or t.full_predicate is None
-            else all_of(t.full_predicate, literal)
+            if reads.whole_table or reads.full_predicate is None
+            else all_of(reads.full_predicate, literal)
         )
-        return t.revised(read_predicate=literal, full_predicate=full, read_whole_table=False)
-    info = parse_operation_predicates(t.operation, t.parameters)
-    if info.has_not_matched_by_source or t.read_whole_table:
+        return t.with_reads(
+            replace(reads, partition_predicate=literal, full_predicate=full, whole_table=False)
+        )
+    info = parse_operation_predicates(t.provenance.operation, t.provenance.parameters)
+    if info.has_not_matched_by_source or reads.whole_table:
         return t  # Delta reads the whole table whatever the ON condition says
-    full = literal if t.full_predicate is None else all_of(t.full_predicate, literal)
-    return t.revised(read_predicate=all_of(t.read_predicate, literal), full_predicate=full)
+    full = literal if reads.full_predicate is None else all_of(reads.full_predicate, literal)
+    narrowed = all_of(reads.partition_predicate, literal)
+    return t.with_reads(replace(reads, partition_predicate=narrowed, full_predicate=full))
 
 
 def with_isolation(t: Transaction, value: str) -> Transaction:
     """The level ``t``'s engine would use with ``delta.isolationLevel = value``: commits the
     engine downgraded (SnapshotIsolation) or ran through commitLarge keep theirs."""
-    if t.isolation is IsolationLevel.SNAPSHOT_ISOLATION or t.is_commit_large:
+    if t.read.isolation is IsolationLevel.SNAPSHOT_ISOLATION or t.provenance.is_commit_large:
         return t
-    level = parse_isolation(value, t.profile)
+    level = parse_isolation(value, t.provenance.profile)
     if level is None:
-        level = t.profile.default_isolation
-        source = (
-            f"what-if: {t.profile.engine} does not parse delta.isolationLevel={value}; its default"
-        )
+        level = t.provenance.profile.default_isolation
+        source = f"what-if: {t.provenance.profile.engine} does not parse delta.isolationLevel={value}; its default"
     else:
         source = f"what-if: table property delta.isolationLevel={value}"
-    return t if level is t.isolation else t.revised(isolation=level, isolation_source=source)
+    if level is t.read.isolation:
+        return t
+    return replace(t, read=replace(t.read, isolation=level, isolation_source=source))
 
 
 def is_pure_append(t: Transaction) -> bool:
-    if t.operation not in APPEND_OPERATIONS:
+    if t.provenance.operation not in APPEND_OPERATIONS:
         return False
-    adds, removes = t.file_counts
+    adds, removes = t.written.file_counts
     return (
         adds > 0
         and removes == 0
-        and not t.changes_metadata
+        and not t.written.changes_metadata
         and (
-            t.read_predicate is None
-            or (t.profile.appends_read_all_files and t.full_predicate is None)
+            t.read.reads.partition_predicate is None
+            or (t.provenance.profile.appends_read_all_files and t.read.reads.full_predicate is None)
         )
-        and str(t.parameters.get("mode") or t.parameters.get("outputMode") or "Append").lower()
+        and str(
+            t.provenance.parameters.get("mode")
+            or t.provenance.parameters.get("outputMode")
+            or "Append"
+        ).lower()
         == "append"
     )
 
 
 def marked_blind(t: Transaction) -> Transaction:
-    if t.is_blind_append is True or not is_pure_append(t):
+    if t.provenance.is_blind_append is True or not is_pure_append(t):
         return t
-    return t.revised(is_blind_append=True)
+    return replace(t, provenance=replace(t.provenance, is_blind_append=True))
+
+
+def with_deletion_vectors(t: Transaction) -> Transaction:
+    return replace(t, table=replace(t.table, has_deletion_vectors=True))
 
 
 SIMULATED_SOURCE = "attempt"  # ``source`` of the file rows the attempt simulator makes up
@@ -382,5 +409,5 @@ def simulated(t: Transaction) -> bool:
     """Whether ``t``'s files were made up from its SQL (an ``--attempt``), not recorded."""
     return any(
         f.height and "source" in f.columns and (f["source"] == SIMULATED_SOURCE).any()
-        for f in (t.added, t.removed)
+        for f in (t.written.added, t.written.removed)
     )

@@ -26,7 +26,7 @@ MAX_NAME = 60
 
 def predicate_template(t: Transaction) -> str:
     """The transaction's condition with literals replaced by ``?`` ("" when it has none)."""
-    pred = t.full_predicate
+    pred = t.read.reads.full_predicate
     if pred is None or isinstance(pred, TrueExpr):
         return ""
     return _masked(pred)
@@ -49,15 +49,15 @@ def _shortened(name: str) -> str:
 
 
 def _full_name(t: Transaction) -> str:
-    query = t.parameters.get("queryId")
+    query = t.provenance.parameters.get("queryId")
     if isinstance(query, str) and query:
         return f"streaming query {query}"
-    if t.app_ids:
-        return f"app {sorted(t.app_ids)[0]}"
-    if t.who:
-        return t.who
-    mode = t.parameters.get("mode")
-    parts = [t.profile.engine, t.operation]
+    if t.written.app_ids:
+        return f"app {sorted(t.written.app_ids)[0]}"
+    if t.provenance.who:
+        return t.provenance.who
+    mode = t.provenance.parameters.get("mode")
+    parts = [t.provenance.profile.engine, t.provenance.operation]
     if isinstance(mode, str) and mode:
         parts.append(mode)
     template = predicate_template(t)
@@ -71,7 +71,7 @@ _CONTEXT_KEYS = frozenset(("clusterId", "notebook", "job"))
 
 def contexts_of(t: Transaction) -> str:
     """Where the commit ran (cluster, job run context, notebook); "" when not recorded."""
-    ci = t.commit_info
+    ci = t.provenance.commit_info
     if _CONTEXT_KEYS.isdisjoint(ci):  # most commits: none recorded
         return ""
     bits = [str(ci.get("clusterId") or "")]
@@ -106,7 +106,7 @@ def group_writers(by_writer: Mapping[str, Sequence[Transaction]]) -> dict[str, l
             for t in transactions
             if t.version is not None
             and t.version != 0
-            and (t.read_version is None or t.read_version >= 0)
+            and (t.read.version is None or t.read.version >= 0)
         ]
         if commits:
             groups[name] = sorted(commits, key=lambda t: t.version or 0)

@@ -1,4 +1,4 @@
-"""SDK exceptions -> one-line reasons, and which of them storage.py retries. No server needed."""
+"""SDK exceptions -> one-line reasons, and which of them fsspec_store.py retries. No server needed."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from azure.core.exceptions import (
 )
 
 from deltaforensics.log.azure import AzureErrorClassifier
-from deltaforensics.log.storage import _transient
+from deltaforensics.log.fsspec_store import _transient
 
 SECRET = "c2VjcmV0a2V5c2VjcmV0a2V5"
 CLASSIFY = AzureErrorClassifier(

@@ -22,7 +22,7 @@ from azure.storage.blob import (
 )
 
 from deltaforensics.errors import NotADeltaTableError, StorageError
-from deltaforensics.log.storage import FsspecLogStore
+from deltaforensics.log.fsspec_store import FsspecLogStore
 from tests.azure.conftest import ACCOUNT, CORPUS_CONTAINER, KEY
 
 pytestmark = [pytest.mark.azurite, pytest.mark.corpus]

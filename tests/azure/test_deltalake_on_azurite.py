@@ -9,7 +9,7 @@ import pyarrow as pa
 import pytest
 from adlfs import AzureBlobFileSystem
 
-from deltaforensics.log.storage import FsspecLogStore
+from deltaforensics.log.fsspec_store import FsspecLogStore
 from tests.azure.conftest import ACCOUNT, KEY
 
 deltalake = pytest.importorskip("deltalake")

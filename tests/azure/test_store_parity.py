@@ -8,7 +8,8 @@ import pytest
 from adlfs import AzureBlobFileSystem
 
 from deltaforensics.log.azure import AzureLogFileSystem
-from deltaforensics.log.storage import FsspecLogStore, StoredFile
+from deltaforensics.log.fsspec_store import FsspecLogStore
+from deltaforensics.log.storage import StoredFile
 from tests.azure.conftest import ACCOUNT, CORPUS_CONTAINER, CORPUS_TABLES, upload_table
 
 pytestmark = [pytest.mark.azurite, pytest.mark.corpus]

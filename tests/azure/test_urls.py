@@ -14,7 +14,7 @@ from deltaforensics.log.azure import (
     parse_azure_url,
     resolve,
 )
-from deltaforensics.log.storage import FsspecLogStore
+from deltaforensics.log.fsspec_store import FsspecLogStore
 
 KEY = EMULATOR_KEY
 GOOD = "https://acct.blob.core.windows.net"

@@ -13,6 +13,7 @@ import pytest
 import xmlschema
 
 from deltaforensics.cli import main
+from deltaforensics.report.document import ExplainDocument
 from deltaforensics.report.findings import findings_of
 from tests.audit.test_audit import write_config
 from tests.conftest import CORPUS, SAMPLE_LOGS
@@ -132,7 +133,7 @@ def test_the_baseline_round_trips_and_a_new_racing_commit_fails_the_gate(
         capsys, table, *ALL_GATES, "--baseline", str(baseline), "--junit-xml", str(junit)
     )
     assert code == 1, err
-    found = findings_of(json.loads(out))
+    found = findings_of(ExplainDocument.from_dict(json.loads(out)))
     accepted = {f["fingerprint"] for f in json.loads(baseline.read_text())["findings"]}
     new = [f for f in found if f.fingerprint not in accepted]
     assert sorted(f.code for f in new) == ["AN001", "DC010"]  # v7's race and duplicate remove
@@ -183,8 +184,8 @@ def test_fingerprints_are_the_same_with_and_without_redact_and_in_any_order(
 
     doc = json.loads(out)
     shuffled = {**doc, **{k: list(reversed(doc[k])) for k in ("races", "conflicts", "commits")}}
-    assert {f.fingerprint for f in findings_of(shuffled)} == {
-        f.fingerprint for f in findings_of(doc)
+    assert {f.fingerprint for f in findings_of(ExplainDocument.from_dict(shuffled))} == {
+        f.fingerprint for f in findings_of(ExplainDocument.from_dict(doc))
     }
 
 
@@ -201,8 +202,8 @@ def test_a_finding_on_a_new_partition_is_a_new_finding(
     doc = json.loads(out)
     (conflict,) = doc["conflicts"]
     moved = {**conflict, "partitions": [{"date": "2024-03-02"}]}
-    before = findings_of(doc)
-    after = findings_of({**doc, "conflicts": [moved]})
+    before = findings_of(ExplainDocument.from_dict(doc))
+    after = findings_of(ExplainDocument.from_dict({**doc, "conflicts": [moved]}))
     assert before[0].fingerprint != after[0].fingerprint
     assert "date=2024-03-02" in after[0].title
 

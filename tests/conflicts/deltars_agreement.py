@@ -108,7 +108,7 @@ def _prediction(res: dict[str, Any], folder: Path) -> tuple[str, str, str]:
     )
     rep = load(open_store(str(analysis.parent)), mode="history").replay
     txns = reconstruct_transactions(rep)
-    loser = txns[winner + 1].revised(read_version=base, read_version_source="test harness")
+    loser = txns[winner + 1].reading_version(base, "test harness")
     verdict = check(loser, [txns[winner]], history=rep)
     return verdict.outcome, verdict.reason, verdict.profile.name
 
@@ -125,7 +125,7 @@ def _committed_cleanly(real_log: str, loser_version: int) -> bool:
 
 
 def _removed_twice(analysis: Any) -> bool:
-    removes = [set(t.removed["path"].to_list()) for t in analysis.transactions]
+    removes = [set(t.written.removed["path"].to_list()) for t in analysis.transactions]
     seen: set[str] = set()
     for paths in removes:
         if seen & paths:

@@ -169,7 +169,7 @@ def run_case(folder: Path, case: dict[str, Any]) -> dict[str, Any]:
 
 
 # ----- the same operations as callables, for tests that drive deltalake in-process -----
-# (tests/evidence/test_attempts_deltars.py and others; ``dt`` is the table whose snapshot the
+# (tests/attempts/test_attempts_deltars.py and others; ``dt`` is the table whose snapshot the
 # operation uses)
 
 Op = Callable[[DeltaTable, str], Any]

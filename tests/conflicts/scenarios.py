@@ -161,9 +161,9 @@ def load_race(path: Path, variant: Variant, read_version: int) -> Race:
     rep = load(open_store(str(path)), mode="history").replay
     txns = reconstruct_transactions(rep, profile=variant.profile)
     loser = txns[-1]
-    if loser.read_version is None:  # delta-rs records no readVersion for appends
-        loser = loser.revised(read_version=read_version, read_version_source="scenario")
-    assert loser.read_version == read_version, (loser.read_version, read_version)
+    if loser.read.version is None:  # delta-rs records no readVersion for appends
+        loser = loser.reading_version(read_version, "scenario")
+    assert loser.read.version == read_version, (loser.read.version, read_version)
     assert loser.version is not None
     winners = [
         t for t in txns if t.version is not None and read_version < t.version < loser.version

@@ -93,7 +93,9 @@ def test_an_empty_commit_spark_writes_is_checked(
     for level in (None, IsolationLevel.SERIALIZABLE, IsolationLevel.SNAPSHOT_ISOLATION):
         verdict = race.check(**({"isolation": level} if level else {}))
         assert (verdict.outcome, verdict.code) == (outcome, code), (level, verdict.reason)
-        assert not empty_commit_skipped(race.loser, variant.profile, level or race.loser.isolation)
+        assert not empty_commit_skipped(
+            race.loser, variant.profile, level or race.loser.read.isolation
+        )
 
 
 @pytest.mark.parametrize("loser", ["delete", "update", "merge", "write"])

@@ -26,7 +26,7 @@ from deltaforensics.conflicts.checker import COMMITS, check
 from deltaforensics.conflicts.rule import Finding
 from deltaforensics.model.ids import IsolationLevel
 from deltaforensics.profiles import Profile, databricks, delta_rs, delta_spark
-from deltaforensics.transactions import CHANGES_DATA
+from deltaforensics.transactions import CHANGES_DATA, Transaction
 from tests.conflicts.scenarios import COLUMNS, RS, U_COLUMNS, A, B, C, Variant, load_race, rewrite
 from tests.support import LogBuilder
 
@@ -149,11 +149,12 @@ def _build(tmp: Path, spec: dict[str, Any], loser: Op | None = None) -> Any:
     return load_race(tmp, variant, r)
 
 
-def _is_empty(t: Any) -> bool:
+def _is_empty(t: Transaction) -> bool:
+    w = t.written
     return (
-        t.added.is_empty()
-        and t.removed.is_empty()
-        and not (t.changes_metadata or t.changes_protocol or t.app_ids or t.domains)
+        w.added.is_empty()
+        and w.removed.is_empty()
+        and not (w.changes_metadata or w.changes_protocol or w.app_ids or w.domains)
     )
 
 
@@ -178,7 +179,7 @@ def test_serializable_finds_everything_write_serializable_finds(spec: dict[str, 
         if (
             prof.engine != "delta-rs"
             and _is_empty(race.loser)
-            and race.loser.operation in CHANGES_DATA
+            and race.loser.provenance.operation in CHANGES_DATA
         ):
             assert s.outcome == COMMITS and s.notes, (
                 "an empty Serializable transaction is not recorded"
@@ -217,8 +218,8 @@ def test_a_winner_holding_only_commit_info_never_conflicts(
         LOSERS[name](b, r, part, _loser_opts(variant, r))
         race = load_race(Path(tmp), variant, r)
     verdict = race.check()
-    event(f"loser {race.loser.operation}")
-    if race.loser.is_commit_large and race.variant.engine != "delta-rs":
+    event(f"loser {race.loser.provenance.operation}")
+    if race.loser.provenance.is_commit_large and race.variant.engine != "delta-rs":
         assert verdict.code == "DC005", "commitLarge fails on any newer version"
         assert [f.code for f in verdict.findings] == ["DC005"]
         return

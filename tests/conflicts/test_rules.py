@@ -7,11 +7,14 @@ say. A catalogue test keeps every rule in ``registry.RULES`` covered both ways.
 
 from __future__ import annotations
 
+import ast
+import sys
 from pathlib import Path
 
 import pytest
 
 from deltaforensics.cli import main
+from deltaforensics.conflicts.checker import findings
 from deltaforensics.conflicts.registry import RULES, rule_by_code
 from deltaforensics.conflicts.rule import Finding, RuleContext
 from tests.conflicts import scenarios as sc
@@ -77,8 +80,7 @@ def test_rule(
     for winner in race.winners:
         ctx = RuleContext(loser=race.loser, winner=winner, profile=variant.profile, history=race.replay,
                           overrides=dict(variant.overrides))  # fmt: skip
-        if (f := rule.check(ctx)) is not None:
-            found.append(f)
+        found += findings([rule], ctx)
     assert bool(found) is fires, [f.reason for f in found] or "no finding"
     for f in found:
         assert (f.code, f.exception) == (rule.code, rule.exception)
@@ -120,3 +122,21 @@ def test_rules_command_prints_the_doc(capsys: pytest.CaptureFixture[str]) -> Non
 def test_rules_command_rejects_an_unknown_code(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["rules", "DC999"]) == 2
     assert "DC999" in capsys.readouterr().err
+
+
+def test_the_checker_stamps_each_rule_s_code_and_exception() -> None:
+    """A rule's check returns a hit that does not say which rule it is; only the checker
+    (``Rule.finding``) puts the code and the exception on it, so no rule module spells its
+    code or exception outside its docstring and its ``RULE``."""
+    for rule in RULES:
+        module = sys.modules[rule.check.__module__]
+        tree = ast.parse(Path(module.__file__ or "").read_text(encoding="utf-8"))
+        body = [n for n in tree.body if not (isinstance(n, ast.Expr) and n is tree.body[0])]
+        spelled = [
+            n.value
+            for stmt in body
+            if not (isinstance(stmt, ast.Assign) and ast.unparse(stmt.targets[0]) == "RULE")
+            for n in ast.walk(stmt)
+            if isinstance(n, ast.Constant) and n.value in (rule.code, rule.exception)
+        ]
+        assert not spelled, (rule.code, spelled)

@@ -90,8 +90,8 @@ def no_hint(_race: Race, v: Verdict) -> None:
 
 def winner_at(offset: int) -> Extra:
     def check(race: Race, v: Verdict) -> None:
-        assert race.loser.read_version is not None
-        assert v.winner_version == race.loser.read_version + offset
+        assert race.loser.read.version is not None
+        assert v.winner_version == race.loser.read.version + offset
 
     return check
 
@@ -108,30 +108,33 @@ def quiet(_race: Race, v: Verdict) -> None:
 
 
 def loser_snapshot_isolation(race: Race, _v: Verdict) -> None:
-    assert race.loser.isolation is IsolationLevel.SNAPSHOT_ISOLATION
+    assert race.loser.read.isolation is IsolationLevel.SNAPSHOT_ISOLATION
 
 
 def created_late(race: Race, _v: Verdict) -> None:
     """The model itself reads a CREATE TABLE after v0 as read at -1 (no readVersion is logged)."""
-    assert race.loser.read_version == -1 and "creation race" in race.loser.read_version_source
+    assert race.loser.read.version == -1 and "creation race" in race.loser.read.version_source
 
 
 def winner_is_transaction(race: Race, _v: Verdict) -> None:
-    assert race.winners[0].operation == "TRANSACTION" and not race.winners[0].has_commit_info
+    assert (
+        race.winners[0].provenance.operation == "TRANSACTION"
+        and not race.winners[0].provenance.has_commit_info
+    )
 
 
 def ict_rebased(race: Race, _v: Verdict) -> None:
-    w, lo = race.winners[-1].commit_info, race.loser.commit_info
+    w, lo = race.winners[-1].provenance.commit_info, race.loser.provenance.commit_info
     assert lo["inCommitTimestamp"] >= w["inCommitTimestamp"] + 1
     assert lo["timestamp"] < w["inCommitTimestamp"], "L's timestamp stays its first-attempt time"
 
 
 def rebased_row_ids(race: Race, _v: Verdict) -> None:
     """Row ids above the winner's are the rebase fix-up, not corruption: nothing may fire."""
-    w_ids = race.winners[-1].added["base_row_id"].to_list()
-    l_ids = race.loser.added["base_row_id"].to_list()
+    w_ids = race.winners[-1].written.added["base_row_id"].to_list()
+    l_ids = race.loser.written.added["base_row_id"].to_list()
     assert w_ids and l_ids and min(l_ids) > max(w_ids)
-    assert "delta.rowTracking" in race.winners[-1].domains & race.loser.domains
+    assert "delta.rowTracking" in race.winners[-1].written.domains & race.loser.written.domains
 
 
 # fmt: off

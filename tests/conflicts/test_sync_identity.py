@@ -23,7 +23,7 @@ from deltaforensics.analysis import load, open_store
 from deltaforensics.attempts import attempt_transaction, check_attempt
 from deltaforensics.conflicts.checker import COMMITS
 from deltaforensics.profiles import delta_spark
-from deltaforensics.profiles.writers import SPARK
+from deltaforensics.profiles.statement_writers import SPARK
 from deltaforensics.statements import parse_statement
 from deltaforensics.transactions import reconstruct_transactions
 from tests.conflicts.scenarios import OSS41, WS, S, add_field, load_race, rewrite, table
@@ -95,9 +95,13 @@ def test_the_committed_change_column_reads_the_whole_table(tmp_path: Path) -> No
     sync_identity(b, 100)
     rep = load(open_store(str(tmp_path)), mode="history").replay
     t = reconstruct_transactions(rep, profile=delta_spark((4, 1)))[-1]
-    assert t.operation == "CHANGE COLUMN" and t.is_blind_append is False
-    assert t.read_whole_table and not t.blind and "SYNC IDENTITY" in t.read_reason
-    assert t.changes_metadata and t.identity_only_metadata
+    assert t.provenance.operation == "CHANGE COLUMN" and t.provenance.is_blind_append is False
+    assert (
+        t.read.reads.whole_table
+        and not t.read.reads.blind
+        and "SYNC IDENTITY" in t.read.reads.reason
+    )
+    assert t.written.changes_metadata and t.written.metadata_change.identity_only
 
 
 @pytest.mark.parametrize("isolation", [S, WS])
@@ -136,8 +140,11 @@ def test_an_attempted_sync_identity_predicts_the_append_conflict(tmp_path: Path)
     rep = load(open_store(str(tmp_path)), mode="history").replay
     profile = delta_spark((4, 1))
     attempt = attempt_transaction(SYNC, rep, read_version=r, profile=profile)
-    assert attempt.operation == "CHANGE COLUMN" and attempt.is_blind_append is False
-    assert attempt.read_whole_table and attempt.changes_metadata
+    assert (
+        attempt.provenance.operation == "CHANGE COLUMN"
+        and attempt.provenance.is_blind_append is False
+    )
+    assert attempt.read.reads.whole_table and attempt.written.changes_metadata
     verdict = check_attempt(attempt, reconstruct_transactions(rep, profile=profile), rep)
     assert verdict.code == "DC010", verdict.reason
 

@@ -34,12 +34,12 @@ def test_explain_validates_and_agrees_with_what_committed(table: Path) -> None:
         assert "cannot be reconstructed" in str(exc)
         return
     doc = explain_document(analysis)
-    validate(json.loads(json.dumps(doc)), "explain")
+    validate(json.loads(json.dumps(doc.to_dict(), default=str)), "explain")
     spark_like = {
         t.version
         for t in analysis.transactions
-        if t.profile.engine in ("delta-spark", "databricks")
+        if t.provenance.profile.engine in ("delta-spark", "databricks")
     }
-    for d in doc["diagnostics"]:
-        if d["code"] == "W401" and d["version"] in spark_like:
-            assert (table.name, d["version"]) in KNOWN_GAPS, d["message"]
+    for d in doc.diagnostics:
+        if d.code == "W401" and d.version in spark_like:
+            assert (table.name, d.version) in KNOWN_GAPS, d.message

@@ -34,7 +34,9 @@ def history_json(table: Path, engine: SparkEngine | None) -> str:
         _, commits, diagnostics = load_commits(store, engine=engine)
     except Exception as exc:  # both engines must fail alike, whatever the error
         return f"{type(exc).__name__}: {exc}"
-    return json.dumps(history_document(store.uri, commits, diagnostics), indent=2, default=str)
+    return json.dumps(
+        history_document(store.uri, commits, diagnostics).to_dict(), indent=2, default=str
+    )
 
 
 def both(tables: list[Path], spark: Any) -> dict[str, tuple[str, str]]:

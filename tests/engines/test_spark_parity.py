@@ -99,12 +99,12 @@ def outcome(store: LogStore, mode: str, engine: Engine) -> Outcome:
     history = history_document(store.uri, loaded.replay.commits, loaded.diagnostics)
     try:
         snap = snapshot_document(store.uri, loaded.replay.snapshot_at(None), loaded.diagnostics)
-        snapshot = json.dumps(snap, indent=2, default=str)
+        snapshot = json.dumps(snap.to_dict(), indent=2, default=str)
     except Exception as exc:
         snapshot = _error(exc)
     return Outcome(
         frames=loaded.replay.frames,
-        history=json.dumps(history, indent=2, default=str),
+        history=json.dumps(history.to_dict(), indent=2, default=str),
         snapshot=snapshot,
     )
 

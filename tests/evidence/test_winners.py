@@ -169,7 +169,7 @@ def test_each_era_and_class_resolves_winner_and_rule(
     root, infos = table
     name, text, winner, code = messages(infos)[case]
     result = analyze(open_store(str(root)), error_texts=[(name, text)])
-    conflicts = explain_document(result)["conflicts"]
+    conflicts = explain_document(result).to_dict()["conflicts"]
     assert len(conflicts) == 1, (name, result.diagnostics)
     entry = conflicts[0]
     assert entry["source"] == "error" and entry["code"] == code
@@ -188,7 +188,7 @@ def test_timestamp_and_operation_find_a_winner_without_version_or_txn_id(
     root, infos = table
     info = {k: v for k, v in infos["4"].items() if k != "txnId"}
     text = f"io.delta.exceptions.ConcurrentDeleteReadException: This transaction attempted to read one or more files that were deleted (for example date=B/x.parquet in partition [date=B]) by a concurrent update. Please try the operation again.\nConflicting commit: {json.dumps(info)}\nRefer to {DOC} for more details."
-    entry = explain_document(analyze(open_store(str(root)), error_texts=[("e", text)]))[
+    entry = explain_document(analyze(open_store(str(root)), error_texts=[("e", text)])).to_dict()[
         "conflicts"
     ][0]
     assert entry["winner_version"] == 4 and "timestamp" in entry["reason"]
@@ -208,7 +208,7 @@ def test_delta_rs_messages_name_candidates_from_the_log_line_time(
         "Commit failed: a concurrent transaction deleted data this operation read.\n"
         "Help: This transaction's query must be rerun to exclude the removed data."
     )
-    entry = explain_document(analyze(open_store(str(root)), error_texts=[("rs", text)]))[
+    entry = explain_document(analyze(open_store(str(root)), error_texts=[("rs", text)])).to_dict()[
         "conflicts"
     ][0]
     assert entry["exception"] == "ConcurrentDeleteReadException" and entry["code"] == "DC011"

@@ -6,6 +6,7 @@ import io
 import json
 import os
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +42,7 @@ def test_rich_report_prints_log_markup_as_text(tmp_path: Path) -> None:
         commit_info_extra={"userName": MARKUP},
     )
     doc = explain_document(analyze(open_store(str(tmp_path / "t")), recommendations=False))
-    doc["table"]["uri"] = MARKUP
+    doc = replace(doc, table=replace(doc.table, uri=MARKUP))
     buffer = io.StringIO()
     render_explain(doc, Console(file=buffer, width=200, color_system=None, force_terminal=False))
     text = buffer.getvalue()

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deltaforensics.errors import LogCorruptError
-from deltaforensics.log.commits import read_commits
+from deltaforensics.log.commit_reader import read_commits
 
 # Bounded in CI; DELTAFORENSICS_FUZZ_EXAMPLES=20000 for a long run (docs/reliability.md).
 EXAMPLES = int(os.environ.get("DELTAFORENSICS_FUZZ_EXAMPLES", "80"))

@@ -21,7 +21,8 @@ from deltaforensics.errors import DeltaForensicsError
 from deltaforensics.log.assembly import assemble, segment_partition_columns
 from deltaforensics.log.checkpoints import read_checkpoint
 from deltaforensics.log.commit_actions import CommitActions
-from deltaforensics.log.commits import read_commits, without_file_stats
+from deltaforensics.log.commit_reader import read_commits
+from deltaforensics.log.commit_schemas import without_file_stats
 from deltaforensics.log.listing import list_log
 from deltaforensics.log.normalize import file_actions
 from deltaforensics.log.segment import LogSegment

@@ -13,14 +13,9 @@ from hypothesis import strategies as st
 
 from deltaforensics.errors import LogCorruptError
 from deltaforensics.log.commit_actions import CommitActions
-from deltaforensics.log.commits import (
-    ESCAPES_POLARS_MANGLES,
-    _escaped_files,
-    _read_in_general,
-    join_commits,
-    read_commit_chunks,
-    read_commits,
-)
+from deltaforensics.log.commit_fallback import ESCAPES_POLARS_MANGLES, read_in_general
+from deltaforensics.log.commit_reader import read_commit_chunks, read_commits
+from deltaforensics.log.joined_commits import escaped_files, join_commits
 
 
 def test_json_text_nested_in_strings_survives(tmp_path: object) -> None:
@@ -124,10 +119,10 @@ def test_the_fast_path_and_chunks_read_as_the_general_path(
             return str(exc)
         return frame.schema, frame.rows()
 
-    expected = outcome(lambda: _read_in_general(blobs))
+    expected = outcome(lambda: read_in_general(blobs))
     assert outcome(lambda: read_commits(blobs)) == expected
     chunks = [join_commits(blobs[at : at + chunk]) for at in range(0, len(blobs), chunk)]
-    in_general = actions_outcome(lambda: CommitActions.from_raw(_read_in_general(blobs)))
+    in_general = actions_outcome(lambda: CommitActions.from_raw(read_in_general(blobs)))
     assert actions_outcome(lambda: read_commit_chunks(chunks, lambda: blobs)[0]) == in_general
 
 
@@ -163,7 +158,7 @@ def test_escapes_are_found_in_the_file_they_are_in(files: list[bytes]) -> None:
     """Joined, a file's last byte is followed by a newline the join added or by the next
     file's first byte; neither may make an escape of a backslash ending the file."""
     joined = join_commits([(v, f"{v}.json", data) for v, data in enumerate(files)])
-    found = _escaped_files(np.frombuffer(joined.buffer, np.uint8), joined.ends, joined.stops)
+    found = escaped_files(np.frombuffer(joined.buffer, np.uint8), joined.ends, joined.stops)
     assert found.tolist() == [bool(ESCAPES_POLARS_MANGLES.search(data)) for data in files]
 
 
@@ -171,7 +166,7 @@ def test_a_line_not_starting_with_a_brace_is_read_as_before() -> None:
     """Such a file leaves the fast path (the general path reads it exactly: ``1e5`` stays a
     float there, polars would write ``100000``)."""
     blobs = [(0, "0.json", b'{"add":{"path":"a","size":1}}\n {"commitInfo":{"a":1e5}}')]
-    assert read_commits(blobs).rows() == _read_in_general(blobs).rows()
+    assert read_commits(blobs).rows() == read_in_general(blobs).rows()
     assert read_commits(blobs)["commitInfo"][1] == '{"a": 100000.0}'
 
 
@@ -194,7 +189,7 @@ def test_chunks_let_go_of_every_file_but_those_kept_verbatim() -> None:
     chunks = [join_commits(blobs[at : at + 1]) for at in range(3)]
     actions, kept = read_commit_chunks(chunks, must_not_read_again)
     assert kept == [blobs[1]]
-    in_general = CommitActions.from_raw(_read_in_general(blobs))
+    in_general = CommitActions.from_raw(read_in_general(blobs))
     assert actions_rows(actions) == actions_rows(in_general)
 
 
@@ -215,5 +210,5 @@ def test_a_declined_chunk_reads_the_whole_log_the_general_way() -> None:
     actions, kept = read_commit_chunks(chunks, every_file)
     assert reads == [1]
     assert kept == blobs
-    in_general = CommitActions.from_raw(_read_in_general(blobs))
+    in_general = CommitActions.from_raw(read_in_general(blobs))
     assert actions_rows(actions) == actions_rows(in_general)

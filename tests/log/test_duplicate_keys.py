@@ -17,8 +17,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deltaforensics.log.commits import ESCAPES_POLARS_MANGLES, join_commits
+from deltaforensics.log.commit_fallback import ESCAPES_POLARS_MANGLES
 from deltaforensics.log.duplicate_keys import files_with_possible_duplicate_keys
+from deltaforensics.log.joined_commits import join_commits
 
 EXAMPLES = int(os.environ.get("DELTAFORENSICS_FUZZ_EXAMPLES", "150"))
 

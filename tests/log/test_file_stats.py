@@ -15,9 +15,9 @@ from deltaforensics.analysis import load, open_store
 from deltaforensics.engines.polars_engine import PolarsEngine
 from deltaforensics.errors import DeltaForensicsError
 from deltaforensics.log.file_stats import LogFileStats
+from deltaforensics.log.fsspec_store import FsspecLogStore
 from deltaforensics.log.listing import list_log
 from deltaforensics.log.segment import LogSegment
-from deltaforensics.log.storage import FsspecLogStore
 from tests.conflicts.deltars_agreement import run_engine
 from tests.conflicts.deltars_cases import CASES
 from tests.conflicts.deltars_envs import installed_release, shared_work

@@ -7,8 +7,8 @@ import pytest
 
 from deltaforensics.cli import main
 from deltaforensics.errors import UsageError
+from deltaforensics.log.fsspec_store import FsspecLogStore
 from deltaforensics.log.location import resolve_remote
-from deltaforensics.log.storage import FsspecLogStore
 
 
 @pytest.mark.parametrize(

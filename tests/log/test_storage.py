@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
 
 from deltaforensics.analysis import open_store
+from deltaforensics.log.fsspec_store import FsspecLogStore
 from deltaforensics.log.listing import list_log
-from deltaforensics.log.storage import FsspecLogStore, ReportingStore, read_chunks
+from deltaforensics.log.storage import (
+    ReportingStore,
+    StoreWrapper,
+    SupportsChunkedReads,
+    SupportsFileFacts,
+    SupportsLocalFiles,
+    SupportsModificationTimes,
+    SupportsNameListing,
+    read_chunks,
+)
 
 
 def _log(tmp_path: Path, names: list[str]) -> FsspecLogStore:
@@ -86,3 +97,80 @@ def test_names_alone_name_folders_as_the_full_listing_does(tmp_path: Path) -> No
     assert names is not None
     assert sorted(names) == sorted(f.name for f in store.list_log())
     assert {".tmp/", "stray/", "_sidecars/a.parquet", "x.txt"} <= set(names)
+
+
+CAPABILITIES = (
+    SupportsFileFacts,
+    SupportsNameListing,
+    SupportsModificationTimes,
+    SupportsLocalFiles,
+    SupportsChunkedReads,
+)
+
+
+class _Bare(StoreWrapper):
+    """The four members every store has, and nothing else (as a store of a test or a fleet)."""
+
+
+def test_the_fsspec_store_has_every_capability_but_its_own_slices(tmp_path: Path) -> None:
+    """Every store built on :class:`FsspecLogStore` (ADLS today) gets them; the slices with
+    progress are the reporting wrapper's."""
+    store = _log(tmp_path, ["00000000000000000000.json"])
+    assert [c.__name__ for c in CAPABILITIES if not isinstance(store, c)] == [
+        "SupportsChunkedReads"
+    ]
+    log = str(tmp_path / "_delta_log")
+    assert store.local_log_dir() == log
+    assert store.local_file("00000000000000000000.json") == f"{log}/00000000000000000000.json"
+    assert store.local_file("00000000000000000001.json") is None
+    assert store.list_log_names() == ["00000000000000000000.json"]
+    facts = store.file_facts(["00000000000000000000.json", "gone.json"])
+    assert list(facts) == ["00000000000000000000.json"]
+    assert facts["00000000000000000000.json"].size == len('{"commitInfo":{"name":"x"}}\n') + 24
+    assert set(store.modification_times()) == {"00000000000000000000.json"}
+
+
+def test_a_wrapper_passes_on_no_capability_it_does_not_declare(tmp_path: Path) -> None:
+    bare = _Bare(_log(tmp_path, ["00000000000000000000.json"]))
+    assert [c.__name__ for c in CAPABILITIES if isinstance(bare, c)] == []
+
+
+def test_the_reporting_store_keeps_its_store_s_capabilities_and_invents_none(
+    tmp_path: Path,
+) -> None:
+    """Over an fsspec store it answers as that store does; over a bare one, as a store that
+    can tell nothing: no names alone, no facts, no times, no local files."""
+    inner = _log(tmp_path, ["00000000000000000000.json"])
+    over_fsspec = ReportingStore(inner, lambda done, total: None)
+    assert over_fsspec.list_log_names() == inner.list_log_names()
+    assert over_fsspec.file_facts(["00000000000000000000.json"]) == inner.file_facts(
+        ["00000000000000000000.json"]
+    )
+    assert over_fsspec.modification_times() == inner.modification_times()
+    assert over_fsspec.local_log_dir() == inner.local_log_dir()
+    over_bare = ReportingStore(_Bare(inner), lambda done, total: None)
+    assert over_bare.list_log_names() is None
+    assert over_bare.file_facts(["00000000000000000000.json"]) == {}
+    assert over_bare.modification_times() == {}
+    assert over_bare.local_log_dir() is None
+    assert over_bare.local_file("00000000000000000000.json") is None
+    assert list_log(over_bare).commits == list_log(over_fsspec).commits
+
+
+def test_no_module_probes_a_store_with_getattr() -> None:
+    """A store's optional members are the capabilities of :mod:`deltaforensics.log.storage`,
+    asked for with ``isinstance``: a ``getattr``/``hasattr`` on a store (or a wrapper's inner
+    store) is an undeclared capability. fsspec's own filesystems are fsspec's business."""
+    package = Path(__file__).resolve().parents[2] / "deltaforensics"
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in ("getattr", "hasattr")
+                and node.args
+                and any(word in ast.unparse(node.args[0]) for word in ("store", "_inner"))
+            ):
+                found.append(f"{path.relative_to(package.parent)}:{node.lineno}")
+    assert found == []

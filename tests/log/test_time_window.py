@@ -11,8 +11,9 @@ import pytest
 
 from deltaforensics.errors import TimeWindowError
 from deltaforensics.log.commit_times import Clock, read_stamp, window_versions
+from deltaforensics.log.fsspec_store import FsspecLogStore
 from deltaforensics.log.listing import list_log
-from deltaforensics.log.storage import FsspecLogStore, StoreWrapper
+from deltaforensics.log.storage import StoreWrapper
 from tests.support.builder import LogBuilder
 
 T0 = 1_790_000_000_000  # 2026-09-21T14:13:20Z

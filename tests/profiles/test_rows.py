@@ -23,7 +23,7 @@ from deltaforensics.profiles import (
     profile_by_name,
     profile_for,
 )
-from deltaforensics.profiles.writers import BlindAppendFlag
+from deltaforensics.profiles.statement_writers import BlindAppendFlag
 
 PACKAGE = Path(__file__).resolve().parents[2] / "deltaforensics"
 PROBES = [(), (0, 6), (1, 2), (1, 3), (1, 6, 3), (1, 6, 6), (1, 6, 7), (2, 4), (3, 0), (3, 1), (3, 2), (3, 3), (4, 0), (4, 1),

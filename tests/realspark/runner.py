@@ -33,7 +33,7 @@ COLUMNS = "id, date, country, value"
 GATE_TIMEOUT = 300.0  # a loaded 2-core machine needs minutes to reach a commit
 
 
-def start_session(jars: list[str], work: Path) -> Any:
+def start_session(jars: list[str], work: Path, extra: dict[str, str] | None = None) -> Any:
     from pyspark.sql import SparkSession
 
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
@@ -58,6 +58,7 @@ def start_session(jars: list[str], work: Path) -> Any:
         "spark.driver.memory": "1g",
         "spark.driver.extraJavaOptions": f"-Djava.io.tmpdir={work / 'jvmtmp'}",
     }
+    conf |= extra or {}  # event logs, driver-log configuration (tests/sources)
     (work / "jvmtmp").mkdir(parents=True, exist_ok=True)
     builder = SparkSession.builder.master("local[2]").appName("deltaforensics-harness")
     for key, value in conf.items():

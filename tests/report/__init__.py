@@ -67,7 +67,7 @@ def _race(
 
 
 def explain_report() -> dict[str, Any]:
-    """A fresh, fully populated explain document (``report-v1``)."""
+    """A fresh, fully populated explain document (``report-v2``)."""
     races = [
         _race(
             12,
@@ -261,7 +261,7 @@ def empty_explain_report() -> dict[str, Any]:
 
 
 def whatif_report() -> dict[str, Any]:
-    """A fresh what-if document (``whatif-v1``)."""
+    """A fresh what-if document (``whatif-v2``)."""
     return {
         "format_version": FORMAT_VERSION,
         "table": copy.deepcopy(TABLE),

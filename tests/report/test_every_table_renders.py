@@ -22,8 +22,14 @@ import pytest
 from deltaforensics.cli import main
 from deltaforensics.cli.options import ExplainFormat
 from deltaforensics.cli.output import write_report
-from deltaforensics.report.history import history_text, snapshot_text
+from deltaforensics.report.document import (
+    ExplainDocument,
+    HistoryDocument,
+    SnapshotDocument,
+    WhatIfDocument,
+)
 from deltaforensics.report.to_markdown import whatif_to_markdown
+from deltaforensics.report.to_text import history_text, snapshot_text
 from tests.conftest import CORPUS, SAMPLE_LOGS
 
 ALLOWED = {0, 1, 3}  # 4 is a crash; 2 a usage error, which these command lines are not
@@ -82,16 +88,16 @@ def test_every_report_renders_in_every_format(table: Path, monkeypatch: pytest.M
     explain = _document("explain", t)
     if explain is not None:
         for fmt in (ExplainFormat.rich, ExplainFormat.markdown, ExplainFormat.html):
-            human.append(_printed(write_report, explain, fmt, None))
+            human.append(_printed(write_report, ExplainDocument.from_dict(explain), fmt, None))
     whatif = _document("whatif", t, "--isolation", "WriteSerializable")
     if whatif is not None:
-        human.append(whatif_to_markdown(whatif))
+        human.append(whatif_to_markdown(WhatIfDocument.from_dict(whatif)))
     history = _document("history", t)
     if history is not None:
-        human.append(history_text(history))
+        human.append(history_text(HistoryDocument.from_dict(history)))
     snapshot = _document("snapshot", t)
     if snapshot is not None:
-        human.append(snapshot_text(snapshot))
+        human.append(snapshot_text(SnapshotDocument.from_dict(snapshot)))
     for text in human:
         assert text.strip()
         assert not CONTROL.search(text), CONTROL.search(text)

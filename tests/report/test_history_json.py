@@ -5,6 +5,7 @@ was built before issue #23), on a real log holding every kind of value a writer 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ import pytest
 
 from deltaforensics.analysis import load_commits, open_store
 from deltaforensics.cli import main
+from deltaforensics.log.commit_times import VersionWindow
 from deltaforensics.report.document.entry import field_names
 from deltaforensics.report.document.history import (
     HistoryCommit,
@@ -80,11 +82,11 @@ def table(tmp_path: Path) -> Path:
 def test_rows_are_the_bytes_of_the_per_commit_document(table: Path) -> None:
     uri = str(table)
     _, commits, diagnostics = load_commits(open_store(uri))
-    expected = history_head(uri, diagnostics)
+    expected = history_head(uri, diagnostics).to_dict()
     expected["commits"] = [_old_row(r) for r in commits.iter_rows(named=True)]
     text = json.dumps(expected, indent=2, default=str)
     assert history_json(history_head(uri, diagnostics), commits) == text
-    assert json.dumps(history_document(uri, commits, diagnostics), indent=2) == text
+    assert json.dumps(history_document(uri, commits, diagnostics).to_dict(), indent=2) == text
     shown = {c["version"]: c for c in expected["commits"]}  # the cases did reach the rows
     assert shown[1]["timestamp_iso"] == "2128-06-11T08:53:20.000Z"
     assert shown[3]["timestamp_iso"] == "1969-12-31T23:59:59.000Z"
@@ -96,10 +98,18 @@ def test_an_empty_range_and_a_time_window_keep_their_layout(
 ) -> None:
     uri = str(table)
     _, commits, diagnostics = load_commits(open_store(uri), from_version=0, to_version=0)
-    head = history_head(uri, diagnostics)
-    head["time_window"] = {"since": None, "until": "x"}
+    window = VersionWindow(
+        first_version=0,
+        last_version=0,
+        since_ms=None,
+        until_ms=0,
+        first_commit_ms=0,
+        last_commit_ms=0,
+        clock="commit timestamps",
+    )
+    head = replace(history_head(uri, diagnostics), time_window=window)
     empty = commits.clear()
-    assert history_json(head, empty) == json.dumps({**head, "commits": []}, indent=2)
+    assert history_json(head, empty) == json.dumps({**head.to_dict(), "commits": []}, indent=2)
     assert main(["history", uri, "--format", "json", "--from-version", "2"]) == 0
     got = json.loads(capsys.readouterr().out)
     assert [c["version"] for c in got["commits"]] == list(range(2, len(COMMITS)))

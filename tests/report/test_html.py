@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from deltaforensics.report.change_words import change_json_words
+from deltaforensics.report.document import ExplainDocument
 from deltaforensics.report.html.timeline import ticks
 from deltaforensics.report.plain import change_text
-from deltaforensics.report.prose import change_words
 from deltaforensics.report.to_html import MAX_TIMELINE_ROWS, to_html
 from deltaforensics.whatif import scenario
 from tests.report import (
@@ -86,18 +87,20 @@ def _parse(html: str) -> _Dom:
 
 
 def test_the_page_is_well_formed_html() -> None:
-    dom = _parse(to_html(explain_report()))
+    dom = _parse(to_html(ExplainDocument.from_dict(explain_report())))
     assert dom.errors == []
     assert dom.stack == []
 
 
 def test_output_is_deterministic() -> None:
     doc = explain_report()
-    assert to_html(doc) == to_html(copy.deepcopy(doc))
+    assert to_html(ExplainDocument.from_dict(doc)) == to_html(
+        ExplainDocument.from_dict(copy.deepcopy(doc))
+    )
 
 
 def test_the_page_is_self_contained_and_forbids_scripts_and_fetches() -> None:
-    html = to_html(explain_report())
+    html = to_html(ExplainDocument.from_dict(explain_report()))
     dom = _parse(html)
     tags = {t for t, _ in dom.elements}
     assert not tags & {
@@ -128,7 +131,7 @@ def test_the_page_is_self_contained_and_forbids_scripts_and_fetches() -> None:
 
 
 def test_every_log_string_is_escaped() -> None:
-    html = to_html(explain_report())
+    html = to_html(ExplainDocument.from_dict(explain_report()))
     assert SCRIPT not in html and IMG not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     dom = _parse(html)
@@ -139,7 +142,7 @@ def test_every_log_string_is_escaped() -> None:
 
 
 def test_the_header_names_table_versions_isolation_and_writers() -> None:
-    text = "".join(_parse(to_html(explain_report())).text)
+    text = "".join(_parse(to_html(ExplainDocument.from_dict(explain_report()))).text)
     assert URI in text
     assert "0 – 47" in text and "48 commits, 131 live files" in text
     assert "WriteSerializable (table property delta.isolationLevel)" in text
@@ -147,7 +150,7 @@ def test_the_header_names_table_versions_isolation_and_writers() -> None:
 
 
 def test_the_timeline_draws_one_bar_per_race_and_conflict_coloured_by_outcome() -> None:
-    dom = _parse(to_html(explain_report()))
+    dom = _parse(to_html(ExplainDocument.from_dict(explain_report())))
     bars = [c for c in dom.classes("rect") if c.startswith("bar")]
     assert sorted(bars) == sorted(
         [
@@ -178,7 +181,7 @@ def test_the_timeline_keeps_conflicts_and_risky_races_when_it_must_cut() -> None
         dict(quiet, version=100 + i, read_version=98 + i, winners=[99 + i])
         for i in range(MAX_TIMELINE_ROWS)
     ] + doc["races"]
-    dom = _parse(to_html(doc))
+    dom = _parse(to_html(ExplainDocument.from_dict(doc)))
     bars = [c for c in dom.classes("rect") if c.startswith("bar")]
     assert len(bars) == MAX_TIMELINE_ROWS
     assert bars.count("bar bad") == 1 and bars.count("bar warn") == 2
@@ -188,7 +191,7 @@ def test_the_timeline_keeps_conflicts_and_risky_races_when_it_must_cut() -> None
 
 def test_every_section_is_a_table_with_a_row_per_entry() -> None:
     doc = explain_report()
-    dom = _parse(to_html(doc))
+    dom = _parse(to_html(ExplainDocument.from_dict(doc)))
     ids = [a.get("id", "") for t, a in dom.elements if t == "tr" and a.get("id")]
     for prefix, key in [
         ("race", "races"),
@@ -204,7 +207,7 @@ def test_every_section_is_a_table_with_a_row_per_entry() -> None:
 
 
 def test_apply_is_shown_verbatim_in_pre() -> None:
-    html = to_html(explain_report())
+    html = to_html(ExplainDocument.from_dict(explain_report()))
     assert (
         "<pre>CREATE TABLE orders_v2\nPARTITIONED BY (date, region)\nAS SELECT * FROM orders;"
         in html
@@ -212,7 +215,7 @@ def test_apply_is_shown_verbatim_in_pre() -> None:
 
 
 def test_an_empty_report_renders_without_a_timeline() -> None:
-    html = to_html(empty_explain_report())
+    html = to_html(ExplainDocument.from_dict(empty_explain_report()))
     dom = _parse(html)
     assert dom.errors == [] and dom.count("svg") == 0
     text = "".join(dom.text)
@@ -225,7 +228,7 @@ def test_every_sample_log_report_renders_as_well_formed_html(
     sample: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     doc = cli_json(capsys, "explain", str(SAMPLE_LOGS / sample))
-    dom = _parse(to_html(doc))
+    dom = _parse(to_html(ExplainDocument.from_dict(doc)))
     assert dom.errors == [] and dom.stack == []
     races = [a for t, a in dom.elements if t == "tr" and a.get("id", "").startswith("race-")]
     assert len(races) == len(doc["races"])
@@ -295,7 +298,7 @@ def test_chromium_renders_the_report_and_shows_injected_markup_as_text(
     chromium: str, tmp_path: Path
 ) -> None:
     page = tmp_path / "report.html"
-    page.write_text(to_html(explain_report()), encoding="utf-8")
+    page.write_text(to_html(ExplainDocument.from_dict(explain_report())), encoding="utf-8")
 
     dumped = _run_chromium(chromium, tmp_path / "profile-dom", page, "--dump-dom").stdout.decode()
     dom = _parse(dumped)
@@ -324,7 +327,7 @@ def test_chromium_renders_the_report_and_shows_injected_markup_as_text(
 
 def test_chromium_renders_an_empty_report(chromium: str, tmp_path: Path) -> None:
     page = tmp_path / "empty.html"
-    page.write_text(to_html(empty_explain_report()), encoding="utf-8")
+    page.write_text(to_html(ExplainDocument.from_dict(empty_explain_report())), encoding="utf-8")
     text = "".join(
         _parse(
             _run_chromium(chromium, tmp_path / "profile", page, "--dump-dom").stdout.decode()
@@ -338,7 +341,7 @@ def test_every_race_names_each_winner_its_writer_operation_and_time(
     sample: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     doc = cli_json(capsys, "explain", str(SAMPLE_LOGS / sample))
-    html = to_html(doc)
+    html = to_html(ExplainDocument.from_dict(doc))
     commits = {c["version"]: c for c in doc["commits"]}
     assert doc["races"], "the sample has races"
     for i, race in enumerate(doc["races"]):
@@ -360,6 +363,6 @@ def test_every_what_if_change_kind_has_words() -> None:
         example = {"kind": change.kind, "columns": ["date"], "level": "Serializable"}
         example |= {"operations": ["MERGE"], "writer_a": "job a", "writer_b": "job b"}
         example |= {"writer": "job a"}
-        words = change_words(example)
+        words = change_json_words(example)
         assert words != change_text(example) and words[0].isupper(), words
-    assert change_words({"kind": "new-kind", "x": 1}) == "new-kind x=1"  # shown, never dropped
+    assert change_json_words({"kind": "new-kind", "x": 1}) == "new-kind x=1"  # shown, never dropped

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from markdown_it import MarkdownIt
 
+from deltaforensics.report.document import ExplainDocument, WhatIfDocument
 from deltaforensics.report.to_markdown import code, fenced, text, to_markdown, whatif_to_markdown
 from tests.report import (
     IMG,
@@ -81,7 +82,7 @@ def _tables(markdown: str) -> list[list[str]]:
 
 
 def test_the_summary_counts_what_the_report_holds() -> None:
-    md = to_markdown(explain_report())
+    md = to_markdown(ExplainDocument.from_dict(explain_report()))
     lines = md.splitlines()
     assert lines[0] == (
         "## deltaforensics: write conflicts in `abfss://sales@contoso.dfs.core.windows.net/tables/orders`"
@@ -95,14 +96,14 @@ def test_the_summary_counts_what_the_report_holds() -> None:
 
 
 def test_only_races_at_risk_are_listed_as_findings() -> None:
-    md = to_markdown(explain_report())
+    md = to_markdown(ExplainDocument.from_dict(explain_report()))
     races = md[md.index("### Races") : md.index("### Conflicts")]
     heads = [line for line in races.splitlines() if line.startswith("- ") and "**" in line]
     assert [h.split("**")[1].split()[0] for h in heads] == ["v12", "v21", "v40"]
 
 
 def test_every_table_row_has_as_many_cells_as_its_header() -> None:
-    md = to_markdown(explain_report())
+    md = to_markdown(ExplainDocument.from_dict(explain_report()))
     tables = _tables(md)
     assert len(tables) == 3  # attempts, anomalies, recommendations (findings are lists)
     for rows in tables:
@@ -112,7 +113,7 @@ def test_every_table_row_has_as_many_cells_as_its_header() -> None:
 
 
 def test_a_markdown_renderer_keeps_cells_intact_and_shows_hostile_text_as_text() -> None:
-    html = _render(to_markdown(explain_report()))
+    html = _render(to_markdown(ExplainDocument.from_dict(explain_report())))
     assert "script" not in html.tags and "img" not in html.tags
     assert "em" not in html.tags  # *stars* in a reason stay stars
     body = "".join(html.data)
@@ -126,12 +127,12 @@ def test_a_markdown_renderer_keeps_cells_intact_and_shows_hostile_text_as_text()
 
 def test_apply_is_a_fenced_block_that_survives_backticks_inside() -> None:
     doc = explain_report()
-    html = _render(to_markdown(doc))
+    html = _render(to_markdown(ExplainDocument.from_dict(doc)))
     assert html.pre == [doc["recommendations"][0]["apply"].rstrip() + "\n"]
 
 
 def test_newlines_in_log_strings_do_not_break_rows() -> None:
-    md = to_markdown(explain_report())
+    md = to_markdown(ExplainDocument.from_dict(explain_report()))
     why = next(line for line in md.splitlines() if "a pipe" in line and "- why:" in line)
     assert "DELETE read<br>\\| a pipe \\| and \\*stars\\* on line two" in why
 
@@ -140,7 +141,9 @@ def test_newlines_in_log_strings_do_not_break_rows() -> None:
 def test_every_sample_log_report_renders_with_intact_tables(
     sample: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    md = to_markdown(cli_json(capsys, "explain", str(SAMPLE_LOGS / sample)))
+    md = to_markdown(
+        ExplainDocument.from_dict(cli_json(capsys, "explain", str(SAMPLE_LOGS / sample)))
+    )
     for rows in _tables(md):
         width = len(UNESCAPED_PIPE.findall(rows[0]))
         assert all(len(UNESCAPED_PIPE.findall(row)) == width for row in rows)
@@ -150,15 +153,19 @@ def test_every_sample_log_report_renders_with_intact_tables(
 
 def test_output_is_deterministic() -> None:
     doc = explain_report()
-    assert to_markdown(doc) == to_markdown(copy.deepcopy(doc))
-    assert whatif_to_markdown(whatif_report()) == whatif_to_markdown(whatif_report())
+    assert to_markdown(ExplainDocument.from_dict(doc)) == to_markdown(
+        ExplainDocument.from_dict(copy.deepcopy(doc))
+    )
+    assert whatif_to_markdown(WhatIfDocument.from_dict(whatif_report())) == whatif_to_markdown(
+        WhatIfDocument.from_dict(whatif_report())
+    )
 
 
 def test_long_tables_are_cut_with_a_count_of_what_is_left() -> None:
     doc = explain_report()
     doc["conflicts"] = doc["conflicts"] * 40
     doc["diagnostics"] = doc["diagnostics"] * 30
-    md = to_markdown(doc, max_rows=10)
+    md = to_markdown(ExplainDocument.from_dict(doc), max_rows=10)
     assert "… and 110 more in the JSON report." in md
     assert "- … and 80 more in the JSON report." in md
     conflicts = md[md.index("### Conflicts") : md.index("### Attempts")]
@@ -166,7 +173,7 @@ def test_long_tables_are_cut_with_a_count_of_what_is_left() -> None:
 
 
 def test_an_empty_report_says_none_instead_of_empty_tables() -> None:
-    md = to_markdown(empty_explain_report())
+    md = to_markdown(ExplainDocument.from_dict(empty_explain_report()))
     assert "**0 races** (0 fragile, 0 predicted conflicts) · **0 conflicts**" in md
     assert "### Races\n\nNone: every commit read the version just before it." in md
     assert "### Conflicts\n\nNone." in md
@@ -177,7 +184,7 @@ def test_an_empty_report_says_none_instead_of_empty_tables() -> None:
 
 
 def test_whatif_result_shows_the_balance_and_every_pair() -> None:
-    md = whatif_to_markdown(whatif_report())
+    md = whatif_to_markdown(WhatIfDocument.from_dict(whatif_report()))
     assert md.startswith(
         "## deltaforensics what-if: `Partition the table by date, region; Enable deletion vectors (delta.enableDeletionVectors = true)` on "
     )

@@ -14,11 +14,11 @@ import pytest
 from deltaforensics.cli import main
 from deltaforensics.conflicts.checker import PERTURBATIONS
 from deltaforensics.conflicts.registry import RULES
+from deltaforensics.report.change_words import change_json_words
 from deltaforensics.report.document.explain import ExplainDocument
 from deltaforensics.report.plain import commits_by_version
 from deltaforensics.report.prose import (
     PERTURBATION_WORDS,
-    change_words,
     error_class,
     explain_races,
     failure_words,
@@ -61,7 +61,7 @@ def test_every_what_if_change_is_worded_not_named() -> None:
     kinds = {k.kind for k in typing.get_args(Change)}
     assert kinds == set(examples)
     for kind, fields in examples.items():
-        words = change_words({"kind": kind, **fields})
+        words = change_json_words({"kind": kind, **fields})
         assert words != kind and (kind not in words or "-" not in kind), words
 
 

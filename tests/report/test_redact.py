@@ -18,8 +18,12 @@ from typing import Any
 
 import pytest
 
+from deltaforensics.analysis import analyze, load_commits, open_store
 from deltaforensics.cli import main
-from deltaforensics.report.redact import Redactor, redact_document
+from deltaforensics.report.document import explain_document, history_document, whatif_document
+from deltaforensics.report.redact import Redactor, redact_document, redact_json
+from deltaforensics.whatif.document import compare_scenario
+from deltaforensics.whatif.scenario import DeletionVectors, Scenario
 from tests.report import SAMPLE_LOGS, explain_report
 from tests.support import LogBuilder
 
@@ -288,7 +292,7 @@ def test_pseudonyms_are_counters_by_kind_in_order_of_first_appearance() -> None:
         "a": "mail alice@corp.example and bob@corp.example",
         "b": {"userName": "carl", "userId": "123456", "notebook": {"notebookPath": "/Repos/x/nb"}},
     }
-    out = redact_document(doc, r)
+    out = redact_json(doc, r)
     # fields first (their meaning wins over a pattern), then patterns in document order
     assert out["b"] == {
         "userName": "user#1",
@@ -300,15 +304,15 @@ def test_pseudonyms_are_counters_by_kind_in_order_of_first_appearance() -> None:
 
 
 def test_pseudonyms_are_not_hashes_of_the_identity() -> None:
-    out = redact_document({"userName": "alice@corp.example"}, Redactor())
+    out = redact_json({"userName": "alice@corp.example"}, Redactor())
     assert out == {"userName": "user#1"}
-    assert redact_document({"userName": "zed@corp.example"}, Redactor()) == out
+    assert redact_json({"userName": "zed@corp.example"}, Redactor()) == out
 
 
 def test_one_redactor_keeps_pseudonyms_across_documents() -> None:
     r = Redactor()
-    first = redact_document({"userName": "a1@corp.example"}, r)
-    second = redact_document({"x": "b2@corp.example wrote after A1@Corp.Example"}, r)
+    first = redact_json({"userName": "a1@corp.example"}, r)
+    second = redact_json({"x": "b2@corp.example wrote after A1@Corp.Example"}, r)
     assert first == {"userName": "user#1"}
     assert second == {"x": "email#1 wrote after user#1"}  # e-mails compare case-insensitively
 
@@ -317,7 +321,7 @@ def test_redact_document_returns_a_copy_and_leaves_the_input_alone() -> None:
     doc = explain_report()
     doc["races"][0]["reason"] = "v11 WRITE by user alice@corp.example"
     before = copy.deepcopy(doc)
-    out = redact_document(doc, Redactor())
+    out = redact_json(doc, Redactor())
     assert doc == before
     assert out["races"][0]["reason"] == "v11 WRITE by user email#1"
     assert out["races"][1:] == doc["races"][1:] and out["table"] == doc["table"]
@@ -373,12 +377,12 @@ def test_writer_labels_in_prose_are_learned() -> None:
 
 def test_numbers_and_flags_stay_but_a_numeric_owner_id_becomes_a_pseudonym() -> None:
     doc = {"job": {"jobOwnerId": 4000000000000001, "jobId": 811}, "n": 4000000000000001, "ok": True}
-    out = redact_document(doc, Redactor())
+    out = redact_json(doc, Redactor())
     assert out == {"job": {"jobOwnerId": "user#1", "jobId": 811}, "n": 4000000000000001, "ok": True}
 
 
 def test_object_keys_are_redacted_too() -> None:
-    out = redact_document({"by": {"ann@corp.example": 3}}, Redactor())
+    out = redact_json({"by": {"ann@corp.example": 3}}, Redactor())
     assert out == {"by": {"email#1": 3}}
 
 
@@ -390,7 +394,7 @@ def test_a_hand_built_explain_report_with_identities_still_validates() -> None:
     doc["table"]["uri"] = "dbfs:/Users/ann@corp.example/orders"
     doc["conflicts"][1]["loser"]["statement"] = "DELETE FROM t WHERE owner = 'ann@corp.example'"
     doc["anomalies"][1]["reason"] = "userName ann@corp.example is whatever the caller said"
-    out = redact_document(doc, Redactor())
+    out = redact_json(doc, Redactor())
     validate(out, "explain")
     assert "ann@corp.example" not in json.dumps(out)
     assert out["table"]["uri"] == "path#1"
@@ -418,7 +422,7 @@ def test_a_snapshot_sized_document_is_redacted_in_seconds() -> None:
     ]
     doc = {"table": "/Users/u1@corp.example/t", "files": files, "commits": people}
     started = time.perf_counter()
-    out = redact_document(doc, Redactor())
+    out = redact_json(doc, Redactor())
     assert time.perf_counter() - started < 20  # a regex of every identity per string took 50 s
     assert out["files"] == files and out["table"] == "path#1"
     assert "corp.example" not in json.dumps(out["commits"])
@@ -455,3 +459,29 @@ def test_audit_redact_covers_summary_reports_and_datasets(
     assert _leaks(redacted) == []
     assert not EMAIL.search(redacted)
     assert PSEUDONYM.search(redacted)
+
+
+@pytest.mark.parametrize("sample", sorted(p.parent.name for p in SAMPLE_LOGS.glob("*/_delta_log")))
+def test_a_typed_document_is_redacted_as_its_json_form_is(sample: str) -> None:
+    """Redaction is a transform of typed values; what it gives is, field for field, what
+    redacting the document's JSON form gives (the form ``--redact`` rewrote before #30), with
+    the same pseudonyms in the same order."""
+    analysis = analyze(open_store(str(SAMPLE_LOGS / sample)))
+    infos = list(analysis.transactions.commit_infos())
+    _, commits, diagnostics = load_commits(open_store(str(SAMPLE_LOGS / sample)))
+    documents = [
+        explain_document(analysis),
+        whatif_document(analysis, compare_scenario(analysis, Scenario.of(DeletionVectors()))),
+        history_document(str(SAMPLE_LOGS / sample), commits, diagnostics),
+    ]
+    for doc in documents:
+        typed, plain = Redactor(), Redactor()
+        for info in infos:
+            typed.learn_commit_info(info)
+            plain.learn_commit_info(info)
+        redacted = redact_document(doc, typed)
+        assert type(redacted) is type(doc)
+        as_json = json.loads(json.dumps(redacted.to_dict(), default=str))
+        expected = json.loads(json.dumps(redact_json(doc.to_dict(), plain), default=str))
+        assert as_json == expected
+        assert typed.pseudonyms == plain.pseudonyms

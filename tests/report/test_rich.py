@@ -10,12 +10,14 @@ from rich.cells import cell_len
 from rich.console import Console
 
 from deltaforensics.analysis import analyze, open_store
-from deltaforensics.report.document import explain_document
+from deltaforensics.report.document import ExplainDocument, explain_document
 from deltaforensics.report.to_rich import render_explain
 from tests.conftest import SAMPLE_LOGS
 
 
-def rendered(table: str, errors: tuple[str, ...] = (), width: int = 80) -> tuple[dict, str]:  # type: ignore[type-arg]
+def rendered(
+    table: str, errors: tuple[str, ...] = (), width: int = 80
+) -> tuple[ExplainDocument, str]:
     texts = [(e, (SAMPLE_LOGS / e).read_text()) for e in errors]
     doc = explain_document(analyze(open_store(str(SAMPLE_LOGS / table)), error_texts=texts))
     buf = io.StringIO()
@@ -40,7 +42,7 @@ def test_header_names_versions_isolation_source_and_profiles() -> None:
 
 def test_a_conflict_names_the_winner_and_the_error_class() -> None:
     doc, text = rendered("merge_without_partition_literal", ("errors/orders_merge_failed.log",))
-    assert doc["conflicts"][0]["winner_version"] == 7
+    assert doc.conflicts[0].winner_version == 7
     words = flat(text)
     assert (
         "✗ The failed job failed with ConcurrentAppendException "

@@ -208,6 +208,11 @@ def test_every_shipped_schema_is_a_valid_draft_2020_12_schema(kind: Any) -> None
         **schema["properties"]["format_version"],
         "const": version,
     }
+    # the file, its $id and its title name the format it requires (issue #30)
+    stem = SCHEMA_FILES[kind].removesuffix(".json")
+    assert stem.endswith(f"-v{version}")
+    assert schema["$id"].endswith((f":{stem}", f"/{stem}.json"))
+    assert schema["title"].endswith((f"format_version {version})", f"format {version}"))
 
 
 def test_the_hand_built_explain_report_validates() -> None:
@@ -233,7 +238,7 @@ def test_a_missing_required_key_is_named_with_its_json_path() -> None:
     with pytest.raises(ReportValidationError) as info:
         validate(doc, "explain")
     assert "$.races[2]: 'outcome' is a required property" in str(info.value)
-    assert "report-v1.json" in str(info.value)
+    assert "report-v2.json" in str(info.value)
     assert info.value.errors == ["$.races[2]: 'outcome' is a required property"]
     assert isinstance(info.value, DeltaForensicsError)
 

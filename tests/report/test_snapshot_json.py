@@ -11,7 +11,7 @@ from deltaforensics.model.actions import Metadata, Protocol
 from deltaforensics.model.diagnostic_codes import MISSING_COMMIT_INFO
 from deltaforensics.model.diagnostics import Diagnostic, info
 from deltaforensics.report.document import snapshot_document
-from deltaforensics.report.history import snapshot_json
+from deltaforensics.report.to_text import snapshot_json
 from deltaforensics.snapshot import Snapshot
 
 
@@ -52,7 +52,7 @@ def _snapshot(
 
 def _expected(snap: Snapshot) -> tuple[str, tuple[Diagnostic, ...]]:
     diags = (info(MISSING_COMMIT_INFO, "1 commit(s) without commitInfo: 4", 4),)
-    return json.dumps(snapshot_document("/t", snap, diags), indent=2, default=str), diags
+    return json.dumps(snapshot_document("/t", snap, diags).to_dict(), indent=2, default=str), diags
 
 
 CASES = [

@@ -1,7 +1,7 @@
 """The builder's side of what each engine records for a commit.
 
 What a statement records in ``commitInfo`` comes from the package's one writer model,
-``deltaforensics.profiles.writers``, reached as ``Writer.statement_writer`` (the profile chosen
+``deltaforensics.profiles.statement_writers``, reached as ``Writer.statement_writer`` (the profile chosen
 from the commit's ``engineInfo``/``clientVersion``, as for a real log): key order, whether
 ``isBlindAppend``/``isolationLevel``/``readVersion``/``txnId`` are written, the shape of
 ``operationParameters``. Kept here, because the package model does not hold them: the Delta-Spark
@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 from deltaforensics.model.ids import IsolationLevel
 from deltaforensics.profiles import Profile, profile_for
-from deltaforensics.profiles.writers import StatementWriter, arranged
+from deltaforensics.profiles.statement_writers import StatementWriter, arranged
 from tests.support.files import Action
 from tests.support.metrics import operation_metrics
 

@@ -45,14 +45,16 @@ def _facts_of(t: Transaction) -> dict[str, object]:
     """What the columns hold for ``t``, read from the transaction."""
     return {
         "version": t.version,
-        "read_version": t.read_version,
-        "operation": t.operation,
-        "recorded_isolation": t.isolation.value if t.isolation_source == RECORDED else None,
-        "is_blind_append": t.is_blind_append,
-        "changes_metadata": t.changes_metadata,
-        "num_added_files": t.file_counts[0],
-        "num_removed_files": t.file_counts[1],
-        "has_app_ids": bool(t.app_ids),
+        "read_version": t.read.version,
+        "operation": t.provenance.operation,
+        "recorded_isolation": t.read.isolation.value
+        if t.read.isolation_source == RECORDED
+        else None,
+        "is_blind_append": t.provenance.is_blind_append,
+        "changes_metadata": t.written.changes_metadata,
+        "num_added_files": t.written.file_counts[0],
+        "num_removed_files": t.written.file_counts[1],
+        "has_app_ids": bool(t.written.app_ids),
     }
 
 
@@ -66,11 +68,14 @@ def test_every_column_says_what_the_transaction_says(forced: str | None) -> None
         rows = facts.frame.select(*_COLUMNS, "profile").iter_rows(named=True)
         infos = txns.commit_infos()
         for t, row, info in zip(txns, rows, infos, strict=True):
-            assert facts.profile_of(row.pop("profile")) is t.profile, (rep.uri, t.version)
+            assert facts.profile_of(row.pop("profile")) is t.provenance.profile, (
+                rep.uri,
+                t.version,
+            )
             assert row == _facts_of(t), (rep.uri, t.version)
-            assert info == t.commit_info, (rep.uri, t.version)
+            assert info == t.provenance.commit_info, (rep.uri, t.version)
             checked += 1
-        assert facts.profiles_seen() == tuple(dict.fromkeys(t.profile for t in txns))
+        assert facts.profiles_seen() == tuple(dict.fromkeys(t.provenance.profile for t in txns))
     assert checked > 400  # every commit of the corpus
 
 
@@ -83,7 +88,9 @@ def test_a_transaction_made_on_demand_is_the_one_a_walk_makes() -> None:
         for a, w in zip(alone, walked, strict=True):
             assert (a.read, a.table, a.provenance) == (w.read, w.table, w.provenance), a.version
             assert a.written.file_counts == w.written.file_counts
-            assert a.added.equals(w.added) and a.removed.equals(w.removed)
+            assert a.written.added.equals(w.written.added) and a.written.removed.equals(
+                w.written.removed
+            )
         assert list(backwards) == alone  # a walk after keeps the ones made before
         assert all(x is y for x, y in zip(backwards, alone, strict=True))
 
@@ -95,7 +102,9 @@ def test_forgeable_provenance_decodes_only_where_a_key_can_be() -> None:
     for rep in _replays():
         txns = reconstruct_transactions(rep, profile=profile_by_name("delta-rs"))
         keys = {"isolationLevel", "isBlindAppend", "userName", "userId", "job", "notebook"}
-        expected = tuple(t.version for t in txns if not keys.isdisjoint(t.commit_info))[:50]
+        expected = tuple(t.version for t in txns if not keys.isdisjoint(t.provenance.commit_info))[
+            :50
+        ]
         found = forgeable_provenance(txns)
         assert tuple(a.versions for a in found) == ((expected,) if expected else ())
         assert all(a.code == FORGEABLE_PROVENANCE.code for a in found)
@@ -114,6 +123,6 @@ def test_a_key_spelled_with_escapes_is_found(tmp_path: Path) -> None:
     last.write_text("\n".join([info, *(n for n in lines if '"commitInfo"' not in n)]) + "\n")
     rep = load(open_store(str(tmp_path / "t")), mode="history").replay
     txns = reconstruct_transactions(rep, profile=profile_by_name("delta-rs"))
-    assert txns[-1].commit_info.get("userName") == "x"
+    assert txns[-1].provenance.commit_info.get("userName") == "x"
     (found,) = forgeable_provenance(txns)
     assert txns[-1].version in found.versions

@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 from deltalake import write_deltalake
 
-from deltaforensics.report.document import whatif_document
 from deltaforensics.report.validate import validate
 from deltaforensics.whatif.scenario import (
     ExplicitMergePredicates,
@@ -19,6 +18,7 @@ from deltaforensics.whatif.scenario import (
     PartitionBy,
     Scenario,
 )
+from tests.whatif.helpers import whatif_json
 from tests.whatif.workload import (
     APPEND,
     D1,
@@ -44,7 +44,7 @@ pytestmark = pytest.mark.engine
 def _predict(tmp_path: Path, setup: Any, steps: list[Step], scenario: Scenario) -> dict[str, Any]:
     baseline = run(tmp_path / "baseline", setup, steps, tmp_path / "shadows")
     analysis, observed = evidence(tmp_path / "baseline", baseline)
-    doc = whatif_document(analysis, scenario, attempts=observed, samples=0)
+    doc = whatif_json(analysis, scenario, attempts=observed, samples=0)
     validate(doc, "whatif")
     doc["_real_before"] = [r.outcome for r in baseline]
     return doc

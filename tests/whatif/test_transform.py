@@ -9,7 +9,6 @@ import polars as pl
 
 from deltaforensics.conflicts.checker import check
 from deltaforensics.predicates.ir import And, Column, Compare, Literal, Or
-from deltaforensics.report.document import whatif_document
 from deltaforensics.report.validate import validate
 from deltaforensics.whatif.footprint import pinned_values
 from deltaforensics.whatif.scenario import (
@@ -20,7 +19,7 @@ from deltaforensics.whatif.scenario import (
 )
 from deltaforensics.whatif.transform import Rewriter, apply
 from tests.support import LogBuilder
-from tests.whatif.helpers import analysis_until, lost
+from tests.whatif.helpers import analysis_until, lost, whatif_json
 
 APPEND = "ConcurrentAppendException"
 DELREAD = "ConcurrentDeleteReadException"
@@ -51,7 +50,7 @@ def test_explicit_merge_predicates_turn_scenario_9_into_scenario_10(tmp_path: Pa
     path = _merge_race(tmp_path)
     analysis = analysis_until(path, 2)
     merge = lost(path, 3, analysis, APPEND, "MERGE")
-    doc = whatif_document(analysis, Scenario.of(ExplicitMergePredicates()), attempts=[merge])
+    doc = whatif_json(analysis, Scenario.of(ExplicitMergePredicates()), attempts=[merge])
     validate(doc, "whatif")
     [pair] = [p for p in doc["pairs"] if p["source"] == "attempt"]
     assert (pair["before"], pair["after"], pair["winner_version"]) == (APPEND, "commits", 2)
@@ -68,9 +67,7 @@ def test_isolation_does_not_help_against_a_non_blind_winner(tmp_path: Path) -> N
     path = _merge_race(tmp_path)
     analysis = analysis_until(path, 2)
     merge = lost(path, 3, analysis, APPEND, "MERGE")
-    doc = whatif_document(
-        analysis, Scenario.of(IsolationChange("WriteSerializable")), attempts=[merge]
-    )
+    doc = whatif_json(analysis, Scenario.of(IsolationChange("WriteSerializable")), attempts=[merge])
     assert doc["by_source"]["attempt"]["avoided"] == 0
     assert [p["after"] for p in doc["pairs"] if p["source"] == "attempt"] == [APPEND]
 
@@ -80,9 +77,9 @@ def test_applying_a_scenario_leaves_its_inputs_untouched(tmp_path: Path) -> None
     analysis = analysis_until(path, 2)
     merge = lost(path, 3, analysis, APPEND, "MERGE")
     before = (
-        merge.loser.read_predicate,
-        merge.loser.added.clone(),
-        merge.winners[-1].added.clone(),
+        merge.loser.read.reads.partition_predicate,
+        merge.loser.written.added.clone(),
+        merge.winners[-1].written.added.clone(),
     )
     pair = apply(
         Scenario.of(ExplicitMergePredicates(), PartitionBy(["date"])),
@@ -91,9 +88,9 @@ def test_applying_a_scenario_leaves_its_inputs_untouched(tmp_path: Path) -> None
         analysis.loaded.replay,
     )
     assert pair.loser is not merge.loser
-    assert merge.loser.read_predicate == before[0]
-    assert merge.loser.added.equals(before[1])
-    assert merge.winners[-1].added.equals(before[2])
+    assert merge.loser.read.reads.partition_predicate == before[0]
+    assert merge.loser.written.added.equals(before[1])
+    assert merge.winners[-1].written.added.equals(before[2])
 
 
 # -- partitioning an unpartitioned table by a data column -----------------------------------
@@ -140,7 +137,7 @@ def test_partitioning_by_a_data_column_uses_the_files_value_ranges(tmp_path: Pat
     analysis = analysis_until(b.path, 3)
     delete = lost(b.path, 4, analysis, APPEND, "DELETE")
     assert check(delete.loser, delete.winners, history=analysis.loaded.replay).outcome == APPEND
-    doc = whatif_document(analysis, Scenario.of(PartitionBy(["date"])), attempts=[delete])
+    doc = whatif_json(analysis, Scenario.of(PartitionBy(["date"])), attempts=[delete])
     validate(doc, "whatif")
     [pair] = [p for p in doc["pairs"] if p["source"] == "attempt"]
     assert (pair["before"], pair["after"]) == (APPEND, "commits")
@@ -157,8 +154,8 @@ def test_the_new_layout_splits_files_and_keeps_only_the_partitions_a_commit_read
     update = next(t for t in analysis.transactions if t.version == 3)
     new, unknown = rw.transaction(update)
     assert unknown is None
-    assert new.partition_columns == ("date",)
-    dates = new.removed["partition_values"].struct.field("date").to_list()
+    assert new.table.partition_columns == ("date",)
+    dates = new.written.removed["partition_values"].struct.field("date").to_list()
     assert dates == ["2024-01-01"]  # the old file spanned 01-01..01-02; the UPDATE reads 01-01
     live = rw.history.live_files(2)
     assert sorted(live["partition_values"].struct.field("date").to_list()) == [
@@ -176,7 +173,7 @@ def test_predicates_decide_the_footprints_statistics_cannot(tmp_path: Path) -> N
     b = _unpartitioned(tmp_path, stats=False)
     analysis = analysis_until(b.path, 3)
     delete = lost(b.path, 4, analysis, APPEND, "DELETE")
-    doc = whatif_document(analysis, Scenario.of(PartitionBy(["date"])), attempts=[delete])
+    doc = whatif_json(analysis, Scenario.of(PartitionBy(["date"])), attempts=[delete])
     [pair] = [p for p in doc["pairs"] if p["source"] == "attempt"]
     assert pair["known"] is True and pair["counted"] is True
     assert (pair["before"], pair["after"]) == (APPEND, "commits")
@@ -210,7 +207,7 @@ def test_a_high_cardinality_layout_is_flagged(tmp_path: Path) -> None:
     )
     b.delete("id = 7", remove=[b.live_files()[0]["path"]], add=[b.file()])
     analysis = analysis_until(b.path, 2)
-    doc = whatif_document(analysis, Scenario.of(PartitionBy(["id"])))
+    doc = whatif_json(analysis, Scenario.of(PartitionBy(["id"])))
     [w601] = [d for d in doc["diagnostics"] if d["code"] == "W601"]
     assert w601["severity"] == "warning"
     assert "1500 partition(s)" in w601["message"]  # 3 files x 500 ids; the 4th has no stats
@@ -222,5 +219,5 @@ def test_a_rewritten_frame_keeps_the_file_schema(tmp_path: Path) -> None:
     rw = Rewriter(Scenario.of(PartitionBy(["date"])), analysis.loaded.replay)
     t = next(t for t in analysis.transactions if t.version == 3)
     new, _ = rw.transaction(t)
-    assert set(t.added.columns) <= set(new.added.columns)
-    assert new.added.schema["partition_values"] == pl.Struct({"date": pl.String})
+    assert set(t.written.added.columns) <= set(new.written.added.columns)
+    assert new.written.added.schema["partition_values"] == pl.Struct({"date": pl.String})

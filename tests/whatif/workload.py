@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -127,8 +127,10 @@ def evidence(path: Path, results: Sequence[StepResult]) -> tuple[ConflictAnalysi
             loser = by_version[r.loser_version]
         else:
             rep = load(open_store(str(r.shadow)), mode="history").replay
-            loser = reconstruct_transactions(rep)[-1].revised(version=None, statement=r.name)
-        loser = loser.revised(read_version=r.base, read_version_source="stale snapshot (test)")
+            last = reconstruct_transactions(rep)[-1]
+            statement = replace(last.provenance, statement=r.name)
+            loser = replace(last, version=None, provenance=statement)
+        loser = loser.reading_version(r.base, "stale snapshot (test)")
         observed.append(
             Observed(
                 loser=loser,

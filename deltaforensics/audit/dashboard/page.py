@@ -33,10 +33,10 @@ from deltaforensics.audit.dashboard.fleet import (
 )
 from deltaforensics.audit.files import write_atomically
 from deltaforensics.model.anomaly_codes import ANOMALY_CODES
+from deltaforensics.report.change_words import change_json_words
 from deltaforensics.report.html.format import badge, code, e, or_dash, plural, section, table
 from deltaforensics.report.html.format import versions as version_runs
 from deltaforensics.report.html.style import CSP, CSS
-from deltaforensics.report.prose import change_words
 
 DASHBOARD = "dashboard.html"
 _TITLES = {c.code: c.title for c in ANOMALY_CODES}
@@ -286,7 +286,7 @@ def _recommendations(df: pl.DataFrame) -> str:
     rows = []
     for i, r in enumerate(df.iter_rows(named=True)):
         change = json_list(r["change"])[0]
-        words = change_words(change) if isinstance(change, dict) else str(change)
+        words = change_json_words(change) if isinstance(change, dict) else str(change)
         apply = f"<pre>{e(r['apply'])}</pre>" if r["apply"] else or_dash("")
         cells = [
             e(r["table"]),

@@ -43,12 +43,12 @@ def optimize_tolerated(ctx: RuleContext) -> str | None:
     loser is not tolerated against a plain OPTIMIZE winner any more than the reverse.
     """
     w, lo = ctx.winner, ctx.loser
-    if not (ctx.profile.dv_optimize_tolerance and lo.has_deletion_vectors):
+    if not (ctx.profile.dv_optimize_tolerance and lo.table.has_deletion_vectors):
         return None
-    if w.z_order or lo.z_order:
+    if w.written.z_order or lo.written.z_order:
         return None
-    if (w.operation == "OPTIMIZE" and lo.operation in DML | {"OPTIMIZE"}) or (
-        lo.operation == "OPTIMIZE" and w.operation in DML
+    if (w.provenance.operation == "OPTIMIZE" and lo.provenance.operation in DML | {"OPTIMIZE"}) or (
+        lo.provenance.operation == "OPTIMIZE" and w.provenance.operation in DML
     ):
         return "Databricks: OPTIMIZE without ZORDER BY does not conflict with DML or OPTIMIZE on deletion-vector tables"
     return None
@@ -66,18 +66,24 @@ def different_rows(ctx: RuleContext) -> str | None:
     complex types) resolve as without row-level concurrency.
     """
     w, lo = ctx.winner, ctx.loser
-    if not (ctx.row_level_concurrency and lo.operation in DML):
+    if not (ctx.row_level_concurrency and lo.provenance.operation in DML):
         return None
     if (
-        lo.operation == "MERGE"
+        lo.provenance.operation == "MERGE"
         and ctx.profile.merge_row_level_needs_photon
         and not ctx.profile.photon
     ):
         return None  # "MERGE INTO support for row-level concurrency requires Photon" (DBR 14.2)
-    if not (w.operation in DML or (w.removed.is_empty() and w.added.height)):
+    if not (
+        w.provenance.operation in DML or (w.written.removed.is_empty() and w.written.added.height)
+    ):
         return None
     mine, theirs = row_condition(lo), row_condition(w)
-    if mine is None or not readable(mine) or (w.operation in DML and not readable(theirs)):
+    if (
+        mine is None
+        or not readable(mine)
+        or (w.provenance.operation in DML and not readable(theirs))
+    ):
         return None
     if same_rows(ctx, mine, theirs):
         return None
@@ -92,8 +98,8 @@ def row_condition(t: Transaction) -> Predicate | None:
     source say nothing about which target rows, and in Spark's resolved ``simpleString`` a
     target and a source attribute look alike, so a literal conjunct is read as the target's.
     """
-    pred = t.full_predicate
-    if pred is None or t.operation != "MERGE":
+    pred = t.read.reads.full_predicate
+    if pred is None or t.provenance.operation != "MERGE":
         return pred
     return all_of(*(c for c in conjuncts(pred) if len(column_refs(c)) == 1))
 
@@ -122,19 +128,19 @@ def same_rows(ctx: RuleContext, mine: Predicate, theirs: Predicate | None) -> bo
 def rows_written(w: Transaction) -> pl.DataFrame | None:
     """The winner's adds that hold only rows it wrote; ``None`` when the log cannot tell them
     from rows it copied (a copy-on-write rewrite)."""
-    if w.removed.is_empty():
-        return w.added
-    in_place = w.added["path"].is_in(w.removed["path"].implode())
+    if w.written.removed.is_empty():
+        return w.written.added
+    in_place = w.written.added["path"].is_in(w.written.removed["path"].implode())
     if not bool(in_place.any()):
         return None
-    return w.added.filter(~in_place)
+    return w.written.added.filter(~in_place)
 
 
 def compared_removes(ctx: RuleContext, *, skip_compaction: bool) -> pl.DataFrame | None:
     """The winner's removes a file-level check compares; ``None`` when there are none or
     Databricks tolerates the pair. ``skip_compaction``: the profile's check ignores
     ``dataChange=false`` removes (compaction)."""
-    removes = ctx.winner.removed
+    removes = ctx.winner.written.removed
     if skip_compaction and removes.height:
         removes = removes.filter(pl.col("data_change").fill_null(True))
     if removes.is_empty() or databricks_tolerates(ctx):

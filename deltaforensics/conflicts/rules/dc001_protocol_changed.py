@@ -21,38 +21,32 @@ fails when both carry a protocol, or the winner needs a higher reader or lower w
 
 from __future__ import annotations
 
-from deltaforensics.conflicts.rule import Finding, Rule, RuleContext
+from deltaforensics.conflicts.rule import Hit, Rule, RuleContext
 from deltaforensics.profiles import Check
 
 
-def check(ctx: RuleContext) -> Finding | None:
+def check(ctx: RuleContext) -> Hit | None:
     w, lo = ctx.winner, ctx.loser
-    if not w.changes_protocol:
+    if not w.written.changes_protocol:
         return None
-    if lo.changes_protocol:
+    if lo.written.changes_protocol:
         extra = (
             " (both created the table: multiple writers in an empty directory)"
             if w.version == 0
             else ""
         )
-        return Finding(
-            code="DC001",
-            exception="ProtocolChangedException",
-            reason=f"v{w.version} ({w.operation}) and this transaction both change the protocol{extra}",
+        return Hit(
+            reason=f"v{w.version} ({w.provenance.operation}) and this transaction both change the protocol{extra}",
         )
     if ctx.profile.protocol_compared_by_versions:
-        return Finding(
-            code="DC001",
-            exception="ProtocolChangedException",
-            reason=f"v{w.version} ({w.operation}) changed the protocol; delta-rs fails when the winner "
+        return Hit(
+            reason=f"v{w.version} ({w.provenance.operation}) changed the protocol; delta-rs fails when the winner "
             "raises the reader version or lowers the writer version",
             confidence="medium",
         )
-    if w.protocol_drops_features:
-        return Finding(
-            code="DC001",
-            exception="ProtocolChangedException",
-            reason=f"v{w.version} ({w.operation}) dropped table features this transaction read",
+    if w.written.protocol_drops_features:
+        return Hit(
+            reason=f"v{w.version} ({w.provenance.operation}) dropped table features this transaction read",
         )
     return None
 

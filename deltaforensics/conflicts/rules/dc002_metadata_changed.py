@@ -24,7 +24,7 @@ delta-rs, fails.
 
 from __future__ import annotations
 
-from deltaforensics.conflicts.rule import Finding, Rule, RuleContext
+from deltaforensics.conflicts.rule import Hit, Rule, RuleContext
 from deltaforensics.profiles import Check
 from deltaforensics.transactions import Transaction
 
@@ -40,32 +40,34 @@ ALLOWED: dict[str, str | None] = {
 }  # fmt: skip
 
 
-def check(ctx: RuleContext) -> Finding | None:
+def check(ctx: RuleContext) -> Hit | None:
     w, lo, profile = ctx.winner, ctx.loser, ctx.profile
-    if not w.changes_metadata:
+    if not w.written.changes_metadata:
         return None
-    what = ", ".join(w.metadata_change_keys[:5]) or "schema or layout"
-    if lo.changes_metadata:
-        return _fail(w, f"v{w.version} ({w.operation}) and this transaction both change metadata")
-    if w.identity_only_metadata and profile.identity_tolerance:
+    what = ", ".join(w.written.metadata_change.keys[:5]) or "schema or layout"
+    if lo.written.changes_metadata:
+        return Hit(
+            reason=f"v{w.version} ({w.provenance.operation}) and this transaction both change metadata"
+        )
+    if w.written.metadata_change.identity_only and profile.identity_tolerance:
         return None  # OSS >= 3.3; Databricks documents no concurrency on identity tables
     if (
         profile.metadata_allow_list
-        and not w.metadata_change_other
-        and all(_allowed(w, k) for k in w.metadata_change_keys)
+        and not w.written.metadata_change.other
+        and all(_allowed(w, k) for k in w.written.metadata_change.keys)
     ):
         # an allow-listed change, or a metaData action equal to the one read (a RESTORE, a
         # protocol-only SET TBLPROPERTIES): real Delta 4.4.0 commits the loser (docs/fidelity.md)
         return None
-    return _fail(w, f"v{w.version} ({w.operation}) changed table metadata ({what})")
+    return Hit(reason=f"v{w.version} ({w.provenance.operation}) changed table metadata ({what})")
 
 
 def _allowed(w: Transaction, key: str) -> bool:
     if key not in ALLOWED:
         return False
-    if key not in w.metadata_change_values:
+    if key not in w.written.metadata_change.values:
         return True  # values not known (a reconstructed attempt): judge by the key alone
-    before, after = w.metadata_change_values[key]
+    before, after = w.written.metadata_change.values[key]
     want = ALLOWED[key]
     if want is None:
         return True
@@ -74,10 +76,6 @@ def _allowed(w: Transaction, key: str) -> bool:
     if key == "delta.columnMapping.mode" and (before or "none").lower() != "none":
         return False
     return (after or "").strip().lower() == want
-
-
-def _fail(_winner: object, reason: str) -> Finding:
-    return Finding(code="DC002", exception="MetadataChangedException", reason=reason)
 
 
 RULE = Rule(

@@ -19,18 +19,16 @@ Domain metadata is table-level state; two writers setting one domain cannot both
 
 from __future__ import annotations
 
-from deltaforensics.conflicts.rule import Finding, Rule, RuleContext
+from deltaforensics.conflicts.rule import Hit, Rule, RuleContext
 from deltaforensics.profiles import Check
 
 
-def check(ctx: RuleContext) -> Finding | None:
-    common = (ctx.winner.domains & ctx.loser.domains) - {"delta.rowTracking"}
+def check(ctx: RuleContext) -> Hit | None:
+    common = (ctx.winner.written.domains & ctx.loser.written.domains) - {"delta.rowTracking"}
     if not common:
         return None
     domain = sorted(common)[0]
-    return Finding(
-        code="DC003",
-        exception="ConcurrentTransactionException",
+    return Hit(
         reason=f"A conflicting metadata domain {domain} is added (v{ctx.winner.version} wrote it too)",
     )
 

@@ -20,17 +20,15 @@ advanced it makes the current batch a duplicate.
 
 from __future__ import annotations
 
-from deltaforensics.conflicts.rule import Finding, Rule, RuleContext
+from deltaforensics.conflicts.rule import Hit, Rule, RuleContext
 from deltaforensics.profiles import Check
 
 
-def check(ctx: RuleContext) -> Finding | None:
-    common = ctx.winner.app_ids & ctx.loser.app_ids
+def check(ctx: RuleContext) -> Hit | None:
+    common = ctx.winner.written.app_ids & ctx.loser.written.app_ids
     if not common:
         return None
-    return Finding(
-        code="DC004",
-        exception="ConcurrentTransactionException",
+    return Hit(
         reason=f"v{ctx.winner.version} committed app transaction {sorted(common)[0]!r} that this "
         "transaction also read: two instances of the same streaming query or idempotent writer",
     )

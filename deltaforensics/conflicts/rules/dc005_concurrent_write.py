@@ -19,18 +19,16 @@ winner makes it throw `ConcurrentWriteException` with the winner's commitInfo.
 
 from __future__ import annotations
 
-from deltaforensics.conflicts.rule import Finding, Rule, RuleContext
+from deltaforensics.conflicts.rule import Hit, Rule, RuleContext
 from deltaforensics.profiles import Check
 
 
-def check(ctx: RuleContext) -> Finding | None:
-    if not ctx.loser.is_commit_large:
+def check(ctx: RuleContext) -> Hit | None:
+    if not ctx.loser.provenance.is_commit_large:
         return None
-    return Finding(
-        code="DC005",
-        exception="ConcurrentWriteException",
-        reason=f"{ctx.loser.operation} does no conflict resolution; v{ctx.winner.version} "
-        f"({ctx.winner.operation}) committed first",
+    return Hit(
+        reason=f"{ctx.loser.provenance.operation} does no conflict resolution; v{ctx.winner.version} "
+        f"({ctx.winner.provenance.operation}) committed first",
     )
 
 

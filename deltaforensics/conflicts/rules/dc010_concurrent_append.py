@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from deltaforensics.conflicts.rule import Finding, Rule, RuleContext, hint, partitions_of, paths
+from deltaforensics.conflicts.rule import Hit, Rule, RuleContext, hint, partitions_of, paths
 from deltaforensics.conflicts.rules._shared import databricks_tolerates
 from deltaforensics.model.ids import IsolationLevel
 from deltaforensics.model.schemas import PARTITION_VALUES
@@ -44,38 +44,42 @@ from deltaforensics.model.words import plural
 from deltaforensics.profiles import Check
 
 
-def check(ctx: RuleContext) -> Finding | None:
+def check(ctx: RuleContext) -> Hit | None:
     w, lo, profile = ctx.winner, ctx.loser, ctx.profile
-    adds = w.added
+    adds = w.written.added
     if (
         not profile.checks_added_files
         or adds.is_empty()
-        or (lo.blind and profile.blind_loser_shortcut)
+        or (lo.read.reads.blind and profile.blind_loser_shortcut)
     ):
         return None
     iso = ctx.isolation
     if iso is IsolationLevel.SNAPSHOT_ISOLATION:
         return None
-    if iso is IsolationLevel.WRITE_SERIALIZABLE and ctx.winner_blind and not lo.changes_metadata:
+    if (
+        iso is IsolationLevel.WRITE_SERIALIZABLE
+        and ctx.winner_blind
+        and not lo.written.changes_metadata
+    ):
         return None
     if databricks_tolerates(ctx):
         return None
-    confidence = lo.confidence
+    confidence = lo.read.reads.confidence
     if profile.stats_matching:
         if ctx.read_whole_table:
             hits = adds
-        elif lo.full_predicate is None:
+        elif lo.read.reads.full_predicate is None:
             return None
         else:
-            hits = ctx.stats_match(adds, lo.full_predicate)
+            hits = ctx.stats_match(adds, lo.read.reads.full_predicate)
     else:
         pred = ctx.read_predicate
         if pred is None:
             return None
-        if lo.dynamic_partition_overwrite and lo.partition_columns:
-            written = lo.added.select(PARTITION_VALUES).unique()
+        if lo.written.dynamic_partition_overwrite and lo.table.partition_columns:
+            written = lo.written.added.select(PARTITION_VALUES).unique()
             hits = adds.join(written, on=PARTITION_VALUES, how="semi")
-        elif ctx.read_whole_table or not lo.partition_columns:
+        elif ctx.read_whole_table or not lo.table.partition_columns:
             hits = adds
         else:
             hits = ctx.partition_match(adds, pred)
@@ -85,13 +89,11 @@ def check(ctx: RuleContext) -> Finding | None:
     where = f"partition {hint(parts)}" if parts else "the root of the table"
     blind_note = (
         ""
-        if w.is_blind_append is not None
+        if w.provenance.is_blind_append is not None
         else " (winner recorded no isBlindAppend, so its adds count as changed data)"
     )
-    return Finding(
-        code="DC010",
-        exception="ConcurrentAppendException",
-        reason=f"v{w.version} ({w.operation}) added {plural(hits.height, 'file')} to {where} that this "
+    return Hit(
+        reason=f"v{w.version} ({w.provenance.operation}) added {plural(hits.height, 'file')} to {where} that this "
         f"transaction read under {iso.value}{blind_note}",
         files=paths(hits),
         partitions=parts,

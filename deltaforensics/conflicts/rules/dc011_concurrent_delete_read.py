@@ -27,7 +27,7 @@ OPTIMIZE (cells OPTIMIZE × "UPDATE, DELETE, MERGE INTO" and OPTIMIZE × OPTIMIZ
 
 from __future__ import annotations
 
-from deltaforensics.conflicts.rule import Finding, Rule, RuleContext, paths
+from deltaforensics.conflicts.rule import Hit, Rule, RuleContext, paths
 from deltaforensics.conflicts.rules._shared import (
     compared_removes,
     removed_again,
@@ -36,9 +36,9 @@ from deltaforensics.model.words import plural
 from deltaforensics.profiles import Check
 
 
-def check(ctx: RuleContext) -> Finding | None:
+def check(ctx: RuleContext) -> Hit | None:
     w, lo = ctx.winner, ctx.loser
-    if not ctx.profile.checks_read_files or lo.blind:
+    if not ctx.profile.checks_read_files or lo.read.reads.blind:
         return None
     removes = compared_removes(
         ctx, skip_compaction=ctx.profile.delete_read_skips_compaction_removes
@@ -46,31 +46,29 @@ def check(ctx: RuleContext) -> Finding | None:
     if removes is None:
         return None
     if ctx.read_whole_table:
-        return Finding(
-            code="DC011",
-            exception="ConcurrentDeleteReadException",
-            reason=f"v{w.version} ({w.operation}) removed {plural(removes.height, 'file')} (for example "
+        return Hit(
+            reason=f"v{w.version} ({w.provenance.operation}) removed {plural(removes.height, 'file')} (for example "
             f"{removes['path'][0]}) and this transaction read the whole table",
             files=paths(removes),
         )
     read = ctx.read_files_among(removes["path"])
-    confidence = lo.confidence
+    confidence = lo.read.reads.confidence
     if read is None:
-        read = lo.removed
+        read = lo.written.removed
         confidence = "low"
     if read.is_empty():
         return None
     hits = removed_again(ctx, removes, read)
     if hits is None:
         return None
-    return Finding(
-        code="DC011",
-        exception="ConcurrentDeleteReadException",
-        reason=f"v{w.version} ({w.operation}) removed {plural(hits.files.height, 'file')} this transaction "
+    return Hit(
+        reason=f"v{w.version} ({w.provenance.operation}) removed {plural(hits.files.height, 'file')} this transaction "
         f"read (for example {hits.example})",
         files=paths(hits.files),
         partitions=hits.partitions,
-        confidence="medium" if confidence == "high" and lo.operation != "OPTIMIZE" else confidence,
+        confidence="medium"
+        if confidence == "high" and lo.provenance.operation != "OPTIMIZE"
+        else confidence,
     )
 
 

@@ -31,7 +31,7 @@ OPTIMIZE (cells OPTIMIZE × "UPDATE, DELETE, MERGE INTO" and OPTIMIZE × OPTIMIZ
 
 from __future__ import annotations
 
-from deltaforensics.conflicts.rule import Finding, Rule, RuleContext, paths
+from deltaforensics.conflicts.rule import Hit, Rule, RuleContext, paths
 from deltaforensics.conflicts.rules._shared import (
     compared_removes,
     removed_again,
@@ -40,22 +40,20 @@ from deltaforensics.model.words import plural
 from deltaforensics.profiles import Check
 
 
-def check(ctx: RuleContext) -> Finding | None:
+def check(ctx: RuleContext) -> Hit | None:
     w, lo = ctx.winner, ctx.loser
-    if lo.removed.is_empty():
+    if lo.written.removed.is_empty():
         return None
     removes = compared_removes(
         ctx, skip_compaction=ctx.profile.delete_delete_skips_compaction_removes
     )
     if removes is None:
         return None
-    hits = removed_again(ctx, removes, lo.removed)
+    hits = removed_again(ctx, removes, lo.written.removed)
     if hits is None:
         return None
-    return Finding(
-        code="DC012",
-        exception="ConcurrentDeleteDeleteException",
-        reason=f"v{w.version} ({w.operation}) and this transaction both removed "
+    return Hit(
+        reason=f"v{w.version} ({w.provenance.operation}) and this transaction both removed "
         f"{plural(hits.files.height, 'file')} (for example {hits.example})",
         files=paths(hits.files),
         partitions=hits.partitions,

@@ -22,7 +22,7 @@ from deltaforensics.log.options import redact
 
 
 class AzureIOError(OSError):
-    """An Azure failure already reduced to a safe one-line reason (storage.py retries by it)."""
+    """An Azure failure already reduced to a safe one-line reason (fsspec_store.py retries by it)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -69,7 +69,7 @@ def _credential(conn: AzureConnection) -> Any:
 class AzureLogFileSystem(AzureBlobFileSystem):  # type: ignore[misc]  # adlfs is untyped
     """adlfs with our endpoint, credential, timeouts and concurrency, and readable failures.
 
-    The SDK's own retries are off (``retry_total=0``): storage.py retries with backoff, and
+    The SDK's own retries are off (``retry_total=0``): fsspec_store.py retries with backoff, and
     two layers of retries would multiply the wait before "cannot reach <host>".
     """
 

@@ -1,4 +1,4 @@
-"""The ``explain`` document (``report-v1``): what the analysis found, as typed values.
+"""The ``explain`` document (``report-v2``): what the analysis found, as typed values.
 
 :meth:`ExplainDocument.from_analysis` is the only place the explain report is assembled; the
 renderers (rich, Markdown, HTML, the audit datasets) and the JSON writer take what it builds.
@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
-from deltaforensics import __version__
 from deltaforensics.analysis import ConflictAnalysis, TableIsolation
 from deltaforensics.conflicts.checker import Fragility, Verdict
+from deltaforensics.conflicts.checker import Race as FoundRace
 from deltaforensics.evidence.anomalies import Anomaly
 from deltaforensics.evidence.winners import ErrorConflict
+from deltaforensics.log.commit_times import VersionWindow
 from deltaforensics.model.anomaly_codes import COMMIT_GAP
 from deltaforensics.model.clustering import clustering_columns
 from deltaforensics.model.diagnostics import Diagnostic
@@ -24,6 +25,8 @@ from deltaforensics.model.gaps import Range
 from deltaforensics.model.words import plural
 from deltaforensics.report.document.entry import FORMAT_VERSION, Entry
 from deltaforensics.transactions import Transaction
+from deltaforensics.version import VERSION
+from deltaforensics.whatif.recommendations.candidates import Recommendation
 from deltaforensics.whatif.transform import touched_partitions
 
 MAX_LISTED_PARTITIONS = 10
@@ -33,7 +36,7 @@ Partition = Mapping[str, str | None]
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Generator(Entry):
     name: str = "deltaforensics"
-    version: str = __version__
+    version: str = VERSION
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -93,12 +96,12 @@ class Race(Entry):
     fragile_under: tuple[Fragility, ...]
 
     @classmethod
-    def from_race(cls, race: Any) -> Race:
+    def from_race(cls, race: FoundRace) -> Race:
         v = race.verdict
         t = v.loser
         return cls(
             version=race.version,
-            read_version=t.read_version,
+            read_version=t.read.version,
             winners=tuple(v.winners),
             profile=v.profile.name,
             outcome=v.outcome,
@@ -112,24 +115,38 @@ class Race(Entry):
 
 def _quiet_reason(verdict: Verdict) -> str:
     t = verdict.loser
-    if t.blind:
-        return f"{t.read_reason}, so no winner's files can conflict with it"
-    return f"no rule fires against v{', v'.join(map(str, verdict.winners)) or '-'}: {t.read_reason}"
+    if t.read.reads.blind:
+        return f"{t.read.reads.reason}, so no winner's files can conflict with it"
+    return f"no rule fires against v{', v'.join(map(str, verdict.winners)) or '-'}: {t.read.reads.reason}"
 
 
 def _predicate_sql(t: Transaction) -> str | None:
-    return t.read_predicate.to_sql() if t.read_predicate is not None else None
+    return (
+        t.read.reads.partition_predicate.to_sql()
+        if t.read.reads.partition_predicate is not None
+        else None
+    )
 
 
-def _reads(t: Transaction) -> dict[str, Any]:
+class _Reads(TypedDict):
+    operation: str
+    isolation_level: TableIsolation
+    read_predicate: str | None
+    read_reason: str
+    confidence: str
+
+
+def _reads(t: Transaction) -> _Reads:
     """What a race and an attempt both say of their transaction: its operation, isolation level
     and what it read, with how sure that is."""
     return {
-        "operation": t.operation,
-        "isolation_level": TableIsolation(value=t.isolation.value, source=t.isolation_source),
+        "operation": t.provenance.operation,
+        "isolation_level": TableIsolation(
+            value=t.read.isolation.value, source=t.read.isolation_source
+        ),
         "read_predicate": _predicate_sql(t),
-        "read_reason": t.read_reason,
-        "confidence": t.confidence,
+        "read_reason": t.read.reads.reason,
+        "confidence": t.read.reads.confidence,
     }
 
 
@@ -182,7 +199,7 @@ class Conflict(Entry):
         won = verdict.winner_version
         return cls(
             source="attempt",
-            loser=Loser(statement=a.statement, read_version=a.read_version),
+            loser=Loser(statement=a.provenance.statement, read_version=a.read.version),
             winner_version=won,
             candidates=(won,) if won is not None else (),
             exception=verdict.outcome,
@@ -219,8 +236,8 @@ class Attempt(Entry):
     def from_verdict(cls, verdict: Verdict) -> Attempt:
         a = verdict.loser
         return cls(
-            statement=a.statement or a.operation,
-            read_version=a.read_version,
+            statement=a.provenance.statement or a.provenance.operation,
+            read_version=a.read.version,
             profile=verdict.profile.name,
             outcome=verdict.outcome,
             winner_version=verdict.winner_version,
@@ -228,30 +245,10 @@ class Attempt(Entry):
             reason=verdict.reason,
             winners=tuple(verdict.winners),
             **_reads(a),
-            read_whole_table=a.read_whole_table,
-            files_added=a.added.height,
-            files_removed=a.removed.height,
+            read_whole_table=a.read.reads.whole_table,
+            files_added=a.written.added.height,
+            files_removed=a.written.removed.height,
         )
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Recommendation(Entry):
-    """A change measured on the table's history (built by ``whatif.recommend``)."""
-
-    change: Mapping[str, Any]
-    conflicts_avoided: int
-    conflicts_introduced: int
-    fragile_races_avoided: int
-    evaluated_on: Mapping[str, int]
-    hypothetical: Mapping[str, int]
-    confidence: str
-    rationale: str
-    apply: str | None
-    applicable: bool
-
-    @classmethod
-    def from_mapping(cls, entry: Mapping[str, Any]) -> Recommendation:
-        return cls(**entry)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -275,19 +272,19 @@ class Commit(Entry):
     @classmethod
     def from_transaction(cls, t: Transaction) -> Commit:
         touched = touched_partitions(t)
-        user = t.commit_info.get("userName")
+        user = t.provenance.commit_info.get("userName")
         return cls(
             version=t.version,
-            timestamp=t.timestamp,
-            operation=t.operation,
-            writer=t.writer,
+            timestamp=t.provenance.timestamp,
+            operation=t.provenance.operation,
+            writer=t.provenance.writer,
             user_name=user if isinstance(user, str) else None,
-            engine=t.profile.engine,
-            read_version=t.read_version,
-            isolation_level=t.isolation.value,
+            engine=t.provenance.profile.engine,
+            read_version=t.read.version,
+            isolation_level=t.read.isolation.value,
             predicate=_predicate_sql(t),
-            num_added_files=t.added.height,
-            num_removed_files=t.removed.height,
+            num_added_files=t.written.added.height,
+            num_removed_files=t.written.removed.height,
             partitions=tuple(touched[:MAX_LISTED_PARTITIONS]),
             more_partitions=max(0, len(touched) - MAX_LISTED_PARTITIONS),
         )
@@ -295,7 +292,7 @@ class Commit(Entry):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ExplainDocument(Entry):
-    """The ``explain`` report (``report-v1``)."""
+    """The ``explain`` report (``report-v2``)."""
 
     format_version: int = FORMAT_VERSION
     generator: Generator = Generator()
@@ -309,7 +306,7 @@ class ExplainDocument(Entry):
     recommendations_note: str | None = None
     diagnostics: tuple[Diagnostic, ...] = ()
     commits: tuple[Commit, ...] = ()
-    time_window: Mapping[str, Any] | None = None  # --since/--until (VersionWindow.to_dict)
+    time_window: VersionWindow | None = None  # --since/--until
     omitted_when_null = ("time_window",)
 
     @classmethod
@@ -328,7 +325,7 @@ class ExplainDocument(Entry):
             conflicts=conflicts,
             attempts=attempts,
             anomalies=tuple(analysis.anomalies),
-            recommendations=tuple(Recommendation.from_mapping(r) for r in analysis.recommendations),
+            recommendations=tuple(analysis.recommendations),
             recommendations_more=analysis.recommendations_more,
             recommendations_note=analysis.recommendations_note,
             diagnostics=tuple(analysis.diagnostics),
@@ -374,22 +371,6 @@ def involved_versions(
     return found
 
 
-def explain_document(analysis: ConflictAnalysis) -> dict[str, Any]:
-    """The explain report's JSON form (what ``--format json`` writes and ``--redact`` rewrites)."""
-    return ExplainDocument.from_analysis(analysis).to_dict()
-
-
-def attempt_to_dict(verdict: Verdict) -> dict[str, Any]:
-    """An ``attempts`` entry's JSON form; a failing attempt's also carries, under ``conflict``,
-    the ``conflicts`` entry it predicts (the pair ``explain --attempt`` reports)."""
-    out = Attempt.from_verdict(verdict).to_dict()
-    conflict = conflict_entry(verdict)
-    if conflict is not None:
-        out["conflict"] = conflict
-    return out
-
-
-def conflict_entry(verdict: Verdict) -> dict[str, Any] | None:
-    """The ``conflicts`` entry's JSON form for a failing attempt (``None`` when it commits)."""
-    conflict = Conflict.from_attempt(verdict)
-    return conflict.to_dict() if conflict is not None else None
+def explain_document(analysis: ConflictAnalysis) -> ExplainDocument:
+    """The explain report (what ``--format json`` writes and ``--redact`` rewrites)."""
+    return ExplainDocument.from_analysis(analysis)

@@ -1,4 +1,4 @@
-"""The ``history`` and ``snapshot`` documents (``history-v1``, ``snapshot-v1``) as typed values.
+"""The ``history`` and ``snapshot`` documents (``history-v2``, ``snapshot-v2``) as typed values.
 
 A history row is built per retained commit (there can be 100,000): the rows are written as
 JSON text column by column (:mod:`.history_json`), and every other form of them is decoded
@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 import polars as pl
 
+from deltaforensics.log.commit_times import VersionWindow
 from deltaforensics.model.diagnostics import Diagnostic
-from deltaforensics.report.document.entry import FORMAT_VERSION, Entry, field_names
+from deltaforensics.report.document.entry import FORMAT_VERSION, Entry, JsonValue, field_names
 from deltaforensics.report.document.history_json import (
     commit_rows,
     commit_rows_json,
@@ -34,7 +34,7 @@ class HistoryCommit(Entry):
     timestamp_iso: str | None
     in_commit_timestamp: int | None
     operation: str | None
-    operation_parameters: Any
+    operation_parameters: JsonValue
     read_version: int | None
     isolation_level: str | None
     is_blind_append: bool | None
@@ -43,8 +43,8 @@ class HistoryCommit(Entry):
     txn_id: str | None
     user_id: str | None
     user_name: str | None
-    job: Any
-    notebook: Any
+    job: JsonValue
+    notebook: JsonValue
     cluster_id: str | None
     user_metadata: str | None
     num_added_files: int
@@ -62,15 +62,14 @@ class HistoryDocument(Entry):
     table: str
     commits: tuple[HistoryCommit, ...]
     diagnostics: tuple[Diagnostic, ...]
-    time_window: Mapping[str, Any] | None = None  # --since/--until (VersionWindow.to_dict)
+    time_window: VersionWindow | None = None  # --since/--until
     omitted_when_null = ("time_window",)
 
     @classmethod
     def from_commits(
         cls, uri: str, commits: pl.DataFrame, diagnostics: tuple[Diagnostic, ...]
     ) -> HistoryDocument:
-        rows = tuple(HistoryCommit(**r) for r in history_rows(commits))
-        return cls(table=uri, commits=rows, diagnostics=diagnostics)
+        return cls(table=uri, commits=history_rows(commits), diagnostics=diagnostics)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -88,11 +87,11 @@ class SnapshotDocument(Entry):
     version: int
     num_files: int
     partition_columns: tuple[str, ...]
-    protocol: Mapping[str, Any]
-    app_transactions: Mapping[str, Any]
+    protocol: Mapping[str, JsonValue]
+    app_transactions: Mapping[str, JsonValue]
     files: tuple[SnapshotFile, ...]
     diagnostics: tuple[Diagnostic, ...]
-    time_window: Mapping[str, Any] | None = None  # --at (VersionWindow.to_dict)
+    time_window: VersionWindow | None = None  # --at
     omitted_when_null = ("time_window",)
 
     @classmethod
@@ -124,45 +123,45 @@ def _snapshot_files(snap: Snapshot) -> tuple[SnapshotFile, ...]:
     )
 
 
-def history_head(uri: str, diagnostics: tuple[Diagnostic, ...]) -> dict[str, Any]:
-    """The ``history-v1`` document's JSON form without its commit rows (``commits`` empty)."""
-    return HistoryDocument(table=uri, commits=(), diagnostics=diagnostics).to_dict()
+def history_head(uri: str, diagnostics: tuple[Diagnostic, ...]) -> HistoryDocument:
+    """The ``history-v2`` document without its commit rows (``commits`` empty): what
+    :func:`history_json_chunks` writes the commit frame's rows into."""
+    return HistoryDocument(table=uri, commits=(), diagnostics=diagnostics)
 
 
-def history_rows(commits: pl.DataFrame) -> list[dict[str, Any]]:
-    """The ``commits`` of the ``history-v1`` document: the rows decoded from their JSON text."""
-    return commit_rows(commit_rows_json(commits, field_names(HistoryCommit)))
+def history_rows(commits: pl.DataFrame) -> tuple[HistoryCommit, ...]:
+    """The ``commits`` of the ``history-v2`` document: the rows decoded from their JSON text."""
+    return tuple(commit_rows(commit_rows_json(commits, field_names(HistoryCommit)), HistoryCommit))
 
 
 def history_document(
     uri: str, commits: pl.DataFrame, diagnostics: tuple[Diagnostic, ...]
-) -> dict[str, Any]:
-    """The ``history-v1`` document's JSON form."""
-    doc = history_head(uri, diagnostics)
-    doc["commits"] = history_rows(commits)
-    return doc
+) -> HistoryDocument:
+    """The ``history-v2`` document."""
+    return HistoryDocument.from_commits(uri, commits, diagnostics)
 
 
 def history_json_chunks(
-    head: Mapping[str, Any], commits: pl.DataFrame, *, slice_rows: int = 10_000
+    head: HistoryDocument, commits: pl.DataFrame, *, slice_rows: int = 10_000
 ) -> Iterator[str]:
     """``json.dumps(doc, indent=2, default=str)`` of the document ``head`` (from
-    :func:`history_head`, keys maybe added) with the commit frame's rows as ``commits``, in
-    pieces to write one after another, built without a dict per row."""
+    :func:`history_head`, maybe with its time window) with the commit frame's rows as
+    ``commits``, in pieces to write one after another, built without a dict per row: the
+    history's JSON writer."""
     own = {}
     if commits.height:
         rows = commit_rows_text(commits, field_names(HistoryCommit))
         own["commits"] = lambda: rows_array_chunks(rows, slice_rows)
-    return document_json_chunks(head, own)
+    return document_json_chunks(head.to_dict(), own)
 
 
-def history_json(head: Mapping[str, Any], commits: pl.DataFrame) -> str:
+def history_json(head: HistoryDocument, commits: pl.DataFrame) -> str:
     """:func:`history_json_chunks` as one text."""
     return "".join(history_json_chunks(head, commits))
 
 
 def snapshot_document(
     uri: str, snap: Snapshot, diagnostics: tuple[Diagnostic, ...]
-) -> dict[str, Any]:
-    """The ``snapshot-v1`` document's JSON form."""
-    return SnapshotDocument.from_snapshot(uri, snap, diagnostics).to_dict()
+) -> SnapshotDocument:
+    """The ``snapshot-v2`` document."""
+    return SnapshotDocument.from_snapshot(uri, snap, diagnostics)

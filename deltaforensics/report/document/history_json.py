@@ -16,9 +16,14 @@ import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from json.encoder import encode_basestring_ascii
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import polars as pl
+
+if TYPE_CHECKING:
+    from deltaforensics.report.document.entry import JsonValue
+
+R = TypeVar("R")
 
 # where a commit row sits in the document: {"commits": [ {row} ]} -> keys at depth 3
 _ROW_INDENT = " " * 4
@@ -67,14 +72,15 @@ def iso(ms: int | None) -> str | None:
         return None
 
 
-def json_or_text(text: str | None) -> Any:
+def json_or_text(text: str | None) -> JsonValue:
     """A JSON-valued commitInfo field as its value; text that is not JSON stays text."""
     if text is None:
         return None
     try:
-        return json.loads(text)
+        value: JsonValue = json.loads(text)
     except ValueError:
         return text
+    return value
 
 
 def commit_rows_json(commits: pl.DataFrame, fields: Sequence[str]) -> list[str]:
@@ -106,7 +112,7 @@ def rows_array_chunks(rows: pl.Series, slice_rows: int) -> Iterator[str]:
 
 
 def document_json_chunks(
-    head: Mapping[str, Any], own: Mapping[str, Callable[[], Iterable[str]]]
+    head: Mapping[str, JsonValue], own: Mapping[str, Callable[[], Iterable[str]]]
 ) -> Iterator[str]:
     """``json.dumps(head, indent=2, default=str)`` in pieces, the value of each key in ``own``
     written by its function instead (a large array, rendered column-wise)."""
@@ -205,9 +211,10 @@ def _scalar(value: str | int | bool | None) -> str:
     return encode_basestring_ascii(value)
 
 
-def commit_rows(texts: Sequence[str]) -> list[dict[str, Any]]:
-    """The rows' dicts, decoded from their JSON text (one C parse for them all)."""
+def commit_rows(texts: Sequence[str], row: Callable[..., R]) -> list[R]:
+    """The rows as ``row`` builds them from their fields, decoded from their JSON text (one C
+    parse for them all)."""
     if not texts:
         return []
-    rows: list[dict[str, Any]] = json.loads("[" + ",".join(texts) + "]")
-    return rows
+    decoded: list[dict[str, Any]] = json.loads("[" + ",".join(texts) + "]")
+    return [row(**r) for r in decoded]

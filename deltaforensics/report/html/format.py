@@ -6,15 +6,15 @@ import json
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from html import escape
-from typing import Any
 
+from deltaforensics.report.document.entry import JsonValue
 from deltaforensics.report.document.explain import Race
 from deltaforensics.report.plain import visible
 
 MAX_FILES_SHOWN = 5
 
 
-def e(value: Any) -> str:
+def e(value: JsonValue) -> str:
     """Escape any JSON value for HTML text or a quoted attribute, control characters shown."""
     if value is None:
         return ""
@@ -27,7 +27,7 @@ def e(value: Any) -> str:
     return escape(visible(json.dumps(value, sort_keys=True, ensure_ascii=False)), quote=True)
 
 
-def code(value: Any) -> str:
+def code(value: JsonValue) -> str:
     return f"<code>{e(value)}</code>" if value not in (None, "") else muted_dash()
 
 
@@ -59,7 +59,7 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
-def badge(text: Any, cls: Any) -> str:
+def badge(text: JsonValue, cls: str) -> str:
     return f'<span class="badge {e(cls)}">{e(text)}</span>'
 
 
@@ -107,7 +107,7 @@ def race_status(race: Race) -> str:
     return "warn" if race.fragile_under else "ok"
 
 
-def outcome(result: Any, rule: Any) -> str:
+def outcome(result: str, rule: str | None) -> str:
     if result == "commits":
         return "commits"
     return f"{e(result)}" + (f' <span class="muted">({e(rule)})</span>' if rule else "")

@@ -4,17 +4,16 @@ diagnostics, one row per entry, each row with an ``id`` the timeline links to.""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from deltaforensics.evidence.anomalies import Anomaly
 from deltaforensics.model.anomaly_codes import ANOMALY_CODES
 from deltaforensics.model.diagnostics import Diagnostic
+from deltaforensics.report.change_words import change_words
 from deltaforensics.report.document.explain import (
     Attempt,
     Commit,
     Conflict,
     Race,
-    Recommendation,
 )
 from deltaforensics.report.html.format import (
     badge,
@@ -30,7 +29,8 @@ from deltaforensics.report.html.format import (
     versions,
 )
 from deltaforensics.report.plain import NO_APPLY_TEXT, commit_summary, missing_text
-from deltaforensics.report.prose import change_words, explain_race, fragility_words, plain
+from deltaforensics.report.prose import explain_race, fragility_words, plain
+from deltaforensics.whatif.recommendations.candidates import Recommendation
 
 
 def race_winners(r: Race, commits: Mapping[int | None, Commit]) -> str:
@@ -174,7 +174,7 @@ def anomalies(entries: Sequence[Anomaly]) -> str:
     return table(["Severity", "Code", "What", "Versions", "Files", "Reason"], rows, "No anomalies.")
 
 
-def evaluated_text(ev: Mapping[str, Any]) -> str:
+def evaluated_text(ev: Mapping[str, int]) -> str:
     return (
         f"{ev['races']} races, {ev['errors']} errors, {ev['attempts']} attempts, "
         f"{ev['writer_pairs']} writer pairs"

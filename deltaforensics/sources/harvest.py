@@ -1,0 +1,218 @@
+"""Read failures from event logs and driver logs: a file, a folder, or a URL (``abfss://`` …).
+
+Layouts recognised in a folder (any depth):
+
+- Spark event logs, one file per application: ``app-…``, ``local-…``, ``application_…``
+  with an optional codec suffix (``.zstd``, ``.lz4``, ``.lzf``, ``.snappy``) and
+  ``.inprogress`` while the application runs (read to its last complete line);
+- rolled event logs (``spark.eventLog.rolling.enabled``): a folder ``eventlog_v2_<app id>`` of
+  ``events_<n>_<app id>[.codec]`` parts, read in order of ``n`` as one application
+  (``appstatus_…`` is skipped);
+- Databricks cluster log delivery: ``<destination>/<cluster id>/eventlog/<…>/<context id>/``
+  holding ``eventlog`` and its gzip-rotated parts ``eventlog-<time>.gz`` (one application,
+  rotated parts first), and ``<destination>/<cluster id>/driver/`` holding ``log4j-active.log``,
+  ``log4j-<time>.log.gz``, ``stderr``, ``stdout`` and their rotated parts;
+- any other file whose decoded text starts with ``{"Event":`` is an event log; any other
+  ``*.log``/``*.log.gz``/``log4j*``/``stderr*``/``stdout*`` a driver log; the rest is skipped.
+
+The codec is recognised from the bytes (:mod:`.codecs`), not the name. A part that cannot be
+decoded to its end is a :class:`SourceDiagnostic` naming the file (what came before the damage
+is still read); a source that cannot be listed raises :class:`StorageError` naming it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from deltaforensics.errors import StorageError
+from deltaforensics.failures import harvest_conflicts
+from deltaforensics.failures.records import (
+    FailedStatement,
+    Harvest,
+    SourceDiagnostic,
+    TableCommits,
+)
+from deltaforensics.log.file_tree import FileTree, TreeFile
+from deltaforensics.sources.codecs import CorruptDataError, decoded_pieces
+from deltaforensics.sources.driverlog import DriverLogScanner
+from deltaforensics.sources.eventlog import EventLogScanner
+
+Kind = Literal["auto", "eventlog", "driverlog"]
+
+_CODEC = r"(?:\.(?:zstd|zst|lz4|lzf|snappy|gz))?"
+_APP_FILE = re.compile(rf"^(?:app-|local-|application_|spark-)[\w.-]*?{_CODEC}(?:\.inprogress)?$")
+_ROLLED_PART = re.compile(rf"^events_(\d+)_[\w.-]+?{_CODEC}(?:\.inprogress)?$")
+_DBX_EVENTLOG = re.compile(r"^eventlog(?:-[\w.:-]+)?(?:\.gz)?$")
+_DRIVER = re.compile(r"^(?:log4j|stderr|stdout)[\w.:-]*$|\.log(?:\.gz)?$|\.out(?:\.gz)?$")
+_SKIP = re.compile(r"^(?:appstatus_|\.|_SUCCESS)|\.crc$")
+
+
+@dataclass(frozen=True, slots=True)
+class LogGroup:
+    """Files read as one log: an application's event log (parts in order) or one driver log."""
+
+    kind: Literal["eventlog", "driverlog", "sniff"]
+    files: tuple[TreeFile, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SourceReading:
+    """What one source held: its failed statements, the parts not fully read, other errors a
+    driver log recorded (counted only), and how many files were read."""
+
+    source: str
+    failures: tuple[FailedStatement, ...]
+    diagnostics: tuple[SourceDiagnostic, ...]
+    other_errors: int
+    files_read: int
+
+
+def group_files(
+    files: Iterable[TreeFile], kind: Kind = "auto", root_name: str = ""
+) -> list[LogGroup]:
+    """The logs in a listing: rolled and rotated parts grouped per application, in order.
+    ``root_name`` names the file when the source is one file (its listing's name is empty)."""
+    groups: dict[str, list[tuple[tuple[int, str], TreeFile]]] = {}
+    kinds: dict[str, Literal["eventlog", "driverlog", "sniff"]] = {}
+    for f in files:
+        folder, _, base = f.name.rpartition("/") if f.name else ("", "", root_name)
+        parts = folder.split("/") if folder else []
+        if _SKIP.search(base):
+            continue
+        rolled = _ROLLED_PART.match(base)
+        if rolled:  # events_<n>_<app id>: one part of a rolled eventlog_v2_<app id> folder
+            key, order, k = f"v2:{folder}", (int(rolled.group(1)), base), "eventlog"
+        elif _DBX_EVENTLOG.match(base):
+            # the active file is the newest: rotated parts (named by time) come first
+            key, order, k = f"dbx:{folder}", (1 if base == "eventlog" else 0, base), "eventlog"
+        elif _APP_FILE.match(base):
+            key, order, k = f"file:{f.name}", (0, base), "eventlog"
+        elif _DRIVER.search(base) or "driver" in parts:
+            key, order, k = f"file:{f.name}", (0, base), "driverlog"
+        else:
+            key, order, k = f"file:{f.name}", (0, base), "sniff"
+        if kind != "auto" and (k == "sniff" or not key.startswith(("v2:", "dbx:"))):
+            k = kind
+        groups.setdefault(key, []).append((order, f))
+        kinds[key] = k  # type: ignore[assignment]
+    return [
+        LogGroup(kinds[key], tuple(f for _, f in sorted(members, key=lambda m: m[0])))
+        for key, members in sorted(groups.items())
+    ]
+
+
+def read_failures(
+    source: str,
+    *,
+    kind: Kind = "auto",
+    storage_options: Mapping[str, str] | None = None,
+    since_ms: int | None = None,
+    until_ms: int | None = None,
+) -> SourceReading:
+    """Every failed statement a source recorded (a file, a folder, a URL), failed within
+    ``[since_ms, until_ms]`` when given; files last modified before ``since_ms`` are not read."""
+    tree = FileTree.from_uri(source, storage_options)
+    listed = tree.list_files()
+    failures: list[FailedStatement] = []
+    diagnostics: list[SourceDiagnostic] = []
+    other_errors = files_read = 0
+    for group in group_files(listed, kind, tree.root.rstrip("/").rpartition("/")[2]):
+        if since_ms is not None and all(
+            f.modified_ms is not None and f.modified_ms < since_ms for f in group.files
+        ):
+            continue
+        found, errors, read = _read_group(tree, group, diagnostics)
+        failures += found
+        other_errors += errors
+        files_read += read
+    if since_ms is not None or until_ms is not None:
+        failures = [f for f in failures if _in_window(f, since_ms, until_ms)]
+    return SourceReading(
+        source=tree.display_uri,
+        failures=tuple(failures),
+        diagnostics=tuple(diagnostics),
+        other_errors=other_errors,
+        files_read=files_read,
+    )
+
+
+def harvest(
+    sources: Sequence[str],
+    tables: Sequence[TableCommits],
+    *,
+    kind: Kind = "auto",
+    storage_options: Mapping[str, str] | None = None,
+    since_ms: int | None = None,
+    until_ms: int | None = None,
+) -> Harvest:
+    """Read every source, then recognise, match to ``tables`` and de-duplicate
+    (:func:`deltaforensics.failures.harvest_conflicts`)."""
+    readings = [
+        read_failures(
+            s, kind=kind, storage_options=storage_options, since_ms=since_ms, until_ms=until_ms
+        )
+        for s in sources
+    ]
+    return harvest_conflicts(
+        (f for r in readings for f in r.failures),
+        tables,
+        diagnostics=[d for r in readings for d in r.diagnostics],
+        other_failures=sum(r.other_errors for r in readings),
+    )
+
+
+def _in_window(f: FailedStatement, since_ms: int | None, until_ms: int | None) -> bool:
+    moment = f.failed_at if f.failed_at is not None else f.started_at
+    if moment is None:
+        return True  # undated: kept, the caller's matching decides
+    return (since_ms is None or moment >= since_ms) and (until_ms is None or moment <= until_ms)
+
+
+def _read_group(
+    tree: FileTree, group: LogGroup, diagnostics: list[SourceDiagnostic]
+) -> tuple[list[FailedStatement], int, int]:
+    """One log's failures, its other ERROR records (driver logs), and how many files were read."""
+    kind: str = group.kind
+    event = EventLogScanner(source=tree.display(group.files[0].name))
+    failures: list[FailedStatement] = []
+    errors = read = 0
+    for f in group.files:
+        where = tree.display(f.name)
+        event.source = where
+        driver = DriverLogScanner(source=where)
+        try:
+            stream = tree.open(f.name)
+        except StorageError as exc:
+            diagnostics.append(SourceDiagnostic(where, f"cannot be read: {exc.reason}"))
+            continue
+        read += 1
+        decoded = 0
+        try:
+            with stream:
+                for piece in decoded_pieces(stream):
+                    if kind == "sniff":
+                        kind = "eventlog" if piece.lstrip().startswith(b'{"Event":') else "skip"
+                    if kind == "skip":
+                        break
+                    decoded += len(piece)
+                    (event if kind == "eventlog" else driver).feed(piece)
+        except CorruptDataError as exc:
+            if not (exc.truncated and where.endswith(".inprogress")):  # still being written
+                diagnostics.append(
+                    SourceDiagnostic(
+                        where, f"{exc}; the {decoded} bytes before it were read, the rest skipped"
+                    )
+                )
+        except OSError as exc:
+            diagnostics.append(SourceDiagnostic(where, f"read failed after {decoded} bytes: {exc}"))
+        if kind == "eventlog":
+            event.end_part()
+        elif kind == "driverlog":
+            driver.end_part()
+            failures += driver.failures
+            errors += driver.error_lines
+    event.finish()
+    return [*event.failures, *failures], errors, read

@@ -1,0 +1,406 @@
+"""Which change would have prevented the table's conflicts — measured, not guessed.
+
+Every candidate is evaluated with :class:`~deltaforensics.whatif.evaluation.Evaluation` on the
+table's own races, errors, attempts and writer matrix; a candidate is recommended only if it
+avoids at least one conflict or fragile race and introduces none, or avoids more than it
+introduces (the rationale then states the trade-off). Engine rules (semantics doc §A.11, §F;
+users-and-peers §0): Serializable is never a fix; row-level concurrency (deletion vectors,
+liquid clustering) is offered only when every data-changing writer runs on Databricks;
+isolation is spelled so every writer parses it (delta-rs reads camelCase only); on open-source
+Delta, WriteSerializable can be kept but not set.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from deltaforensics.conflicts.checker import COMMITS
+from deltaforensics.model.ids import IsolationLevel, Severity
+from deltaforensics.model.words import plural
+from deltaforensics.predicates.ir import column_refs
+from deltaforensics.profiles import parse_isolation
+from deltaforensics.transactions import Transaction
+from deltaforensics.whatif.assess import committing_profiles, rlc_engines, statistics_to_read
+from deltaforensics.whatif.comparison import Comparison
+from deltaforensics.whatif.document import AnalysisLike, evaluation_for
+from deltaforensics.whatif.evaluation import DEFAULT_SAMPLES, Evaluation
+from deltaforensics.whatif.recommendations.instructions import (
+    TableFacts,
+    apply_text,
+    isolation_value,
+)
+from deltaforensics.whatif.scenario import (
+    Change,
+    DeletionVectors,
+    ExplicitMergePredicates,
+    IsolationChange,
+    Liquid,
+    MarkBlindAppends,
+    PartitionBy,
+    Scenario,
+    SeparateSchedules,
+)
+from deltaforensics.whatif.statistics import StatRanges
+from deltaforensics.whatif.transform import is_pure_append
+from deltaforensics.whatif.writers import MAX_NAME, writer_of
+
+MAX_COLUMNS = 4  # partition / clustering candidates: the columns predicates use most
+MAX_SCHEDULES = 3
+_COST = {
+    "explicit-merge-predicates": 0,
+    "mark-blind-appends": 0,
+    "isolation": 1,
+    "separate-schedules": 1,
+    "deletion-vectors": 2,
+    "liquid": 3,
+    "partition-by": 3,
+}
+_RANK = {"high": 2, "medium": 1, "low": 0}
+
+
+class Rank(NamedTuple):
+    """Where a recommendation sorts, best first (each part smaller is better): one that can be
+    applied first, then the conflicts seen it avoids net, then the fragile races and overlapping
+    writer pairs it avoids, then the cost of the change, then the confidence."""
+
+    not_applicable: bool
+    net_avoided: int  # negated: more avoided sorts first
+    exposure_avoided: int  # negated
+    cost: int
+    confidence: int  # negated rank of high / medium / low
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Recommendation:
+    """A change measured on the table's history that helps, with how to apply it here: the
+    report's ``recommendations`` entry (its fields are the JSON keys, in order)."""
+
+    change: Change
+    conflicts_avoided: int
+    conflicts_introduced: int
+    fragile_races_avoided: int
+    evaluated_on: Mapping[str, int]
+    hypothetical: Mapping[str, int]
+    confidence: str
+    rationale: str
+    apply: str | None  # None: the change cannot be applied as stated (``applicable`` False)
+    applicable: bool
+
+    @property
+    def rank(self) -> Rank:
+        """Where it sorts among the recommendations, best first."""
+        hyp = self.hypothetical
+        exposure = hyp["avoided"] - hyp["introduced"] if hyp["overlapped"] else 0
+        return Rank(
+            not_applicable=not self.applicable,
+            net_avoided=-(self.conflicts_avoided - self.conflicts_introduced),
+            exposure_avoided=-(self.fragile_races_avoided + max(exposure, 0)),
+            cost=_COST.get(self.change.kind, 9),
+            confidence=-_RANK[self.confidence],
+        )
+
+
+def recommend(
+    analysis: AnalysisLike,
+    errors: Sequence[Any] = (),
+    attempts: Sequence[Any] = (),
+    *,
+    samples: int = DEFAULT_SAMPLES,
+    unmeasured: int = 0,
+    overlapping_writers_only: bool = False,
+) -> list[Recommendation]:
+    """Every recommendation for explain's ``recommendations``, best first; none where the
+    history holds no race, error or attempt (nothing was seen to prevent). ``unmeasured``:
+    conflicts seen in error texts that no evaluated pair stands for (the rationale says so).
+
+    The statistics a partitioning candidate would need start being read here, on a second
+    thread, before the evaluation set is built (Python work they overlap)."""
+    if not analysis.races and not errors and not attempts:
+        return []
+    replay = analysis.loaded.replay
+    statistics = StatRanges(replay)
+    schema = list(replay.metadata_at(replay.end_version).column_types)
+    counts = predicate_column_counts((t for t in analysis.transactions if t.version != 0), schema)
+    columns = [c for c, _ in counts.most_common(MAX_COLUMNS)]
+    statistics.warm(lambda: statistics_to_read(columns, replay, statistics))
+    evaluation = evaluation_for(
+        analysis,
+        errors,
+        attempts,
+        samples=samples,
+        statistics=statistics,
+        overlapping_writers_only=overlapping_writers_only,
+    )
+    facts = TableFacts.of(evaluation.replay, evaluation.participants)
+    losers = (o.loser for o in evaluation.evidence if o.loser.version != 0)
+    changes = candidates(evaluation, facts, predicate_column_counts(losers, schema, counts))
+    found: dict[int, Recommendation | None] = {}
+    # partitionings last, their statistics still being read on the other thread meanwhile
+    later = {i: change for i, change in enumerate(changes) if isinstance(change, PartitionBy)}
+    for i, change in enumerate(changes):
+        if i in later:
+            continue
+        if isinstance(change, IsolationChange) and _is_serializable(
+            change, evaluation.participants
+        ):
+            continue  # evaluated by `whatif --isolation Serializable`, never offered as a fix
+        found[i] = _entry(
+            change, evaluation.compare(Scenario.of(change)), facts, evaluation, unmeasured
+        )
+    partitioning = [c for change in later.values() for c in change.columns]
+    evaluation.prefetch_statistics(partitioning)
+    for i, change in later.items():
+        if evaluation.layout_warning(change):
+            continue  # partitioning by a high-cardinality key is folklore, not a fix
+        found[i] = _entry(
+            change, evaluation.compare(Scenario.of(change)), facts, evaluation, unmeasured
+        )
+    entries = [e for _, e in sorted(found.items()) if e is not None]
+    entries.sort(key=lambda e: e.rank)
+    return entries
+
+
+def _is_serializable(change: IsolationChange, transactions: Sequence[Transaction]) -> bool:
+    levels = {parse_isolation(change.level, p) for p in committing_profiles(transactions)}
+    return IsolationLevel.SERIALIZABLE in levels
+
+
+def candidates(
+    evaluation: Evaluation, facts: TableFacts, counts: Counter[str] | None = None
+) -> list[Change]:
+    """``counts``: :func:`predicate_column_counts` of the participants, when known."""
+    txns = [t for t in evaluation.participants if t.version != 0]
+    out: list[Change] = []
+    if any(
+        t.read.isolation is IsolationLevel.SERIALIZABLE and not t.read.reads.blind for t in txns
+    ):
+        out.append(IsolationChange(isolation_value(facts)))
+    if facts.partition_columns and any(t.provenance.operation == "MERGE" for t in txns):
+        out.append(ExplicitMergePredicates())
+    if counts is None:
+        counts = predicate_column_counts(txns, facts.columns)
+    columns = [c for c, _ in counts.most_common(MAX_COLUMNS)]
+    current = [c.lower() for c in facts.partition_columns]
+    rlc = rlc_engines(txns)
+    for col in columns:
+        if [col.lower()] != current:
+            out.append(PartitionBy((col,)))
+    if rlc and not facts.clustered and (facts.partition_columns or columns):
+        out.append(Liquid(facts.partition_columns or (columns[0],)))  # RLC ignores the columns
+    if rlc and not facts.deletion_vectors:
+        out.append(DeletionVectors())
+    out += [SeparateSchedules(a, b) for a, b in conflicting_writers(evaluation)]
+    named = {id(t): name for name, ts in evaluation.by_writer.items() for t in ts}
+    rs_appenders = sorted(
+        {
+            named.get(id(t)) or writer_of(t)  # the evaluation has named every participant
+            for t in txns
+            if t.provenance.profile.commit_info_from_user
+            and t.provenance.is_blind_append is None
+            and is_pure_append(t)
+        }
+    )
+    if rs_appenders and any(
+        not t.provenance.profile.commit_info_from_user for t in txns if not t.read.reads.blind
+    ):
+        out += [MarkBlindAppends(w) for w in rs_appenders]
+    return out
+
+
+def predicate_column_counts(
+    transactions: Iterable[Transaction], columns: Sequence[str], into: Counter[str] | None = None
+) -> Counter[str]:
+    """How many of the transactions' recorded conditions filter on each table column, after
+    those counted in ``into`` (which is not changed)."""
+    schema = {c.lower(): c for c in columns}
+    counts: Counter[str] = Counter(into or {})
+    named: dict[int, list[str]] = {}  # per predicate object: a statement's commits share one
+    for t in transactions:
+        pred = t.read.reads.full_predicate
+        if pred is None or t.read.reads.blind:
+            continue
+        found = named.get(id(pred))
+        if found is None:
+            refs = {c.name.lower() for c in column_refs(pred)}
+            found = named[id(pred)] = [schema[n] for n in refs if n in schema]
+        counts.update(found)
+    return counts
+
+
+def conflicting_writers(evaluation: Evaluation) -> list[tuple[str, str]]:
+    """Writer pairs that conflict when they overlap (matrix) and really overlapped (races),
+    or did conflict (evidence)."""
+    counts: Counter[tuple[str, str]] = Counter()
+    for (a, b), samples in evaluation.cells.items():
+        hits = sum(1 for s in samples if s.before.outcome != COMMITS)
+        if hits and evaluation.overlaps[(a, b)]:
+            x, y = sorted((a, b))
+            counts[(x, y)] += hits
+    for o, before in zip(evaluation.evidence, evaluation.evidence_before, strict=True):
+        winner = next((w for w in o.winners if w.version == before.winner_version), None)
+        if o.outcome != COMMITS and winner is not None:
+            a, b = sorted((writer_of(o.loser), writer_of(winner)))
+            counts[(a, b)] += 1
+    return [pair for pair, _ in counts.most_common(MAX_SCHEDULES)]
+
+
+def _entry(
+    change: Change,
+    cmp: Comparison,
+    facts: TableFacts,
+    evaluation: Evaluation,
+    unmeasured: int = 0,
+) -> Recommendation | None:
+    avoided, introduced = cmp.conflicts_avoided, cmp.conflicts_introduced
+    fragile = cmp.baseline.fragile_races - cmp.result.fragile_races
+    hyp = cmp.hypothetical
+    exposure = hyp["avoided"] - hyp["introduced"] if hyp["overlapped"] else 0
+    if introduced == 0 and avoided + max(fragile, 0) + max(exposure, 0) == 0:
+        return None  # nothing seen is prevented, nor writers that really overlapped
+    if introduced and avoided <= introduced:
+        return None
+    apply = apply_text(change, facts, evaluation.participants)
+    applicable = apply is not None
+    return Recommendation(
+        change=change,
+        conflicts_avoided=avoided,
+        conflicts_introduced=introduced,
+        fragile_races_avoided=max(fragile, 0),
+        evaluated_on=cmp.evaluated_on,
+        hypothetical=cmp.hypothetical,
+        confidence=cmp.confidence,
+        rationale=rationale(change, cmp, facts, fragile, unmeasured),
+        apply=apply,
+        applicable=applicable,
+    )
+
+
+def _example(cmp: Comparison) -> str:
+    for p in cmp.pairs:
+        if p.avoided:
+            return f"{_short(p.label)} losing to v{p.winner_version} ({p.before}) now commits: {p.reason}"
+    for p in cmp.pairs:
+        if p.fragile_before and not p.fragile_after and p.after == COMMITS:
+            return f"{_short(p.label)} is no longer one change away from a conflict"
+    return ""
+
+
+def _short(label: str) -> str:
+    """A statement's text cut to a name's length (an attempt's label is its SQL)."""
+    return label if len(label) <= MAX_NAME else label[: MAX_NAME - 1].rstrip() + "…"
+
+
+def rationale(
+    change: Change, cmp: Comparison, facts: TableFacts, fragile: int, unmeasured: int = 0
+) -> str:
+    """``unmeasured``: conflicts seen in error texts that no evaluated pair stands for."""
+    ev = cmp.evaluated_on
+    seen = cmp.baseline.conflicts
+    parts = [
+        (
+            f"Seen: avoids {cmp.conflicts_avoided} of the {plural(seen, 'conflict')} seen (errors, "
+            "attempts, model-predicted races)"
+            + (f" and {plural(fragile, 'fragile race')}" if fragile > 0 else "")
+            if seen
+            else f"Seen: {'no measured conflict' if unmeasured else 'no conflict'} (errors, "
+            "attempts, model-predicted races)"
+            + (f"; makes {plural(fragile, 'fragile race')} robust" if fragile > 0 else "")
+        )
+        + (f" (but makes {plural(-fragile, 'more race')} fragile)" if fragile < 0 else "")
+        + (
+            f" but introduces {cmp.conflicts_introduced} (trade-off)"
+            if cmp.conflicts_introduced
+            else ", introduces none"
+        )
+        + f", measured on {plural(ev['races'], 'race')}, {plural(ev['errors'], 'error')} and "
+        f"{plural(ev['attempts'], 'attempt')}."
+        + (
+            f" {plural(unmeasured, 'conflict')} seen in error texts are not measured: without the "
+            "failed statement (give it with --attempt) what it read is not known."
+            if unmeasured
+            else ""
+        ),
+        hypothetical_text(cmp.hypothetical),
+    ]
+    parts.append(_mechanism(change, facts))
+    example = _example(cmp)
+    if example:
+        parts.append(f"For example {example}.")
+    parts += [
+        d.message + "."
+        for d in cmp.diagnostics
+        if d.code == "W601" or (d.code in ("W602", "W603") and d.severity is Severity.WARNING)
+    ]
+    return " ".join(p for p in parts if p)
+
+
+def hypothetical_text(h: Mapping[str, int]) -> str:
+    """The writer matrix as exposure, apart from what was seen ("" when it is empty)."""
+    if not h["writer_pairs"]:
+        return ""
+    flips = []
+    if h["avoided"]:
+        flips.append(f"{h['avoided']} would no longer")
+    if h["introduced"]:
+        flips.append(f"{h['introduced']} more would")
+    if not flips:
+        return (
+            f"Hypothetical: of {plural(h['writer_pairs'], 'writer pair')} that could conflict if "
+            f"they overlapped ({h['conflicting_before']} do today), the change flips none."
+        )
+    return (
+        f"Hypothetical: of {plural(h['writer_pairs'], 'writer pair')} that could conflict if "
+        f"they overlapped ({h['conflicting_before']} do today), {' and '.join(flips)}; those "
+        f"writers really overlapped {plural(h['overlapped'], 'time')} in this history."
+    )
+
+
+def _mechanism(change: Change, facts: TableFacts) -> str:
+    if isinstance(change, ExplicitMergePredicates):
+        return (
+            "Without a literal partition conjunct in ON, a MERGE reads the whole table and "
+            "conflicts with commits in any other partition; with the partitions it actually "
+            "touched as literals it reads only those."
+        )
+    if isinstance(change, IsolationChange):
+        text = (
+            "WriteSerializable ignores winners recorded as blind appends (isBlindAppend=true), "
+            "unless the loser changes metadata."
+        )
+        if facts.delta_rs:
+            text += (
+                f" delta-rs reads only the camelCase value '{change.level}' (it ignores "
+                "'WriteSerializable') and never records isBlindAppend itself: its appends must pass "
+                'CommitProperties(custom_metadata={"isBlindAppend": True}).'
+            )
+        if facts.oss_only:
+            text += (
+                " Open-source Delta (≥ 2.1) refuses to set this property to anything but "
+                "Serializable: a table already carrying WriteSerializable keeps it, but OSS cannot "
+                "set it — keep the property if it is there."
+            )
+        return text
+    if isinstance(change, PartitionBy):
+        return (
+            f"The writers filter on {', '.join(change.columns)}: partitioned by it, their read "
+            "predicates prune each other's files (Delta only checks partition values)."
+        )
+    if isinstance(change, Liquid | DeletionVectors):
+        return (
+            "Databricks row-level concurrency (DBR ≥ 14.2; MERGE needs Photon on 14.2, 14.3 LTS "
+            "and above otherwise) lets DML commits that touch different rows commit together."
+        )
+    if isinstance(change, SeparateSchedules):
+        return (
+            "These writers conflict whenever they overlap; running them apart removes the overlap."
+        )
+    if isinstance(change, MarkBlindAppends):
+        return (
+            "delta-rs never records isBlindAppend, so its appends count as changed data and fail "
+            "concurrent Spark UPDATE/DELETE/MERGE even under WriteSerializable. The delta-rs "
+            "append itself still reads every file and loses to a concurrent data-changing delete."
+        )
+    return ""
