@@ -31,10 +31,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from deltaforensics.attempts.specs import AttemptSpec
+from deltaforensics import commands
+from deltaforensics.commands import AttemptSpec
 from deltaforensics.errors import UsageError
-from deltaforensics.log.storage import LogStore
-from deltaforensics.profiles import profile_by_name
 from deltaforensics.report.document import (
     Entry,
     ExplainDocument,
@@ -59,7 +58,6 @@ __all__ = [
 ]
 
 Table = str | os.PathLike[str]
-D = TypeVar("D", bound=Entry)
 R = TypeVar("R", bound=Entry)
 NOTEBOOK_HEIGHT_PX = 720  # the HTML report scrolls inside its frame beyond this
 
@@ -158,6 +156,8 @@ def explain(
     profile: str | None = None,
     from_version: int | None = None,
     to_version: int | None = None,
+    since: str | None = None,
+    until: str | None = None,
     errors: Iterable[str | tuple[str, str]] = (),
     attempts: Sequence[AttemptSpec] = (),
     recommendations: bool = True,
@@ -167,29 +167,24 @@ def explain(
     """Races and conflicts in the table's history, the rule of Delta's checker that decides
     each, and why (``deltaforensics explain``).
 
-    ``errors``: texts holding a failure (a driver log, a job's output, a stack trace), as
-    ``--error`` reads them from files, or ``(name, text)`` pairs whose name messages show;
-    ``attempts``: statements that failed or are planned (``--attempt``);
+    ``since``/``until``: a window of commit times instead of versions (ISO-8601, epoch ms, or
+    an age such as ``"7d"``); ``errors``: texts holding a failure (a driver log, a job's
+    output, a stack trace), as ``--error`` reads them from files, or ``(name, text)`` pairs
+    whose name messages show (a text with a time but no version reads the day before it, as
+    the command does); ``attempts``: statements that failed or are planned (``--attempt``);
     ``recommendations=False`` skips measuring the what-if recommendations (the slow part on
     long histories)."""
-    from deltaforensics.analysis import analyze  # noqa: PLC0415
-
-    checked_profile(profile)
     _check_range(from_version, to_version)
-    store = _opened(table, storage_options)
-    analysis = analyze(
-        store,
-        from_version=from_version,
-        to_version=to_version,
-        profile_name=profile,
-        error_texts=_named(errors),
-        attempts=attempts,
+    request = commands.ExplainRequest(
+        table=table,
+        access=_access(storage_options),
+        selection=_selection(from_version, to_version, since, until),
+        profile=profile,
+        evidence=commands.Evidence.read(_named(errors), attempts),
         recommendations=recommendations,
+        redact=redact,
     )
-    doc = ExplainDocument.from_analysis(analysis)
-    if redact:
-        doc = _redacted(doc, analysis.transactions.commit_infos())
-    return _viewed(ExplainReport, doc)
+    return _viewed(ExplainReport, commands.explain(request))
 
 
 def history(
@@ -197,40 +192,42 @@ def history(
     *,
     from_version: int | None = None,
     to_version: int | None = None,
+    since: str | None = None,
+    until: str | None = None,
     storage_options: Mapping[str, str] | None = None,
     redact: bool = False,
 ) -> HistoryReport:
     """One row per commit: operation, parameters, readVersion, isolation level, writer, files
     (``deltaforensics history``)."""
-    from deltaforensics.analysis import load_commits  # noqa: PLC0415
-
     _check_range(from_version, to_version)
-    store = _opened(table, storage_options)
-    _, commits, diagnostics = load_commits(store, from_version=from_version, to_version=to_version)
-    doc = HistoryDocument.from_commits(store.uri, commits, diagnostics)
-    return _viewed(HistoryReport, _redacted(doc) if redact else doc)
+    request = commands.HistoryRequest(
+        table=table,
+        access=_access(storage_options),
+        selection=_selection(from_version, to_version, since, until),
+        redact=redact,
+    )
+    return _viewed(HistoryReport, commands.history(request))
 
 
 def snapshot(
     table: Table,
     *,
     version: int | None = None,
+    at: str | None = None,
     storage_options: Mapping[str, str] | None = None,
     redact: bool = False,
 ) -> SnapshotReport:
-    """The live files of the table at ``version`` (default: the latest), its protocol and
-    application transactions (``deltaforensics snapshot``)."""
-    from deltaforensics.analysis import load  # noqa: PLC0415
-    from deltaforensics.engines.polars_engine import PolarsEngine  # noqa: PLC0415
-
+    """The live files of the table at ``version``, or at the version active at time ``at``
+    (default: the latest), its protocol and application transactions
+    (``deltaforensics snapshot``)."""
     _check_range(version, None, name="version")
-    store = _opened(table, storage_options)
-    loaded = load(
-        store, version=version, mode="snapshot", engine=PolarsEngine(store, with_stats=False)
+    request = commands.SnapshotRequest(
+        table=table,
+        access=_access(storage_options),
+        selection=commands.snapshot_selection(version=version, at=at),
+        redact=redact,
     )
-    snap = loaded.replay.snapshot_at(version)
-    doc = SnapshotDocument.from_snapshot(store.uri, snap, loaded.diagnostics)
-    return _viewed(SnapshotReport, _redacted(doc) if redact else doc)
+    return _viewed(SnapshotReport, commands.snapshot(request))
 
 
 def whatif(
@@ -242,6 +239,10 @@ def whatif(
     liquid: Sequence[str] = (),
     explicit_merge_predicates: bool = False,
     profile: str | None = None,
+    from_version: int | None = None,
+    to_version: int | None = None,
+    since: str | None = None,
+    until: str | None = None,
     errors: Iterable[str | tuple[str, str]] = (),
     attempts: Sequence[AttemptSpec] = (),
     storage_options: Mapping[str, str] | None = None,
@@ -249,34 +250,25 @@ def whatif(
 ) -> WhatIfReport:
     """Which conflicts and fragile races a change would avoid or introduce, measured on this
     table's history (``deltaforensics whatif``); name at least one change."""
-    from deltaforensics.analysis import analyze, observed_attempts  # noqa: PLC0415
-    from deltaforensics.report.document import whatif_document  # noqa: PLC0415
-    from deltaforensics.whatif.document import compare_scenario  # noqa: PLC0415
-    from deltaforensics.whatif.scenario import Scenario  # noqa: PLC0415
-
-    checked_profile(profile)
-    changes = scenario_changes(
+    commands.checked_profile(profile)
+    changes = commands.scenario_changes(
         partition_by=tuple(partition_by),
         isolation=isolation,
         deletion_vectors=deletion_vectors,
         liquid=tuple(liquid),
         explicit_merge_predicates=explicit_merge_predicates,
     )
-    store = _opened(table, storage_options)
-    analysis = analyze(
-        store,
-        profile_name=profile,
-        error_texts=_named(errors),
-        attempts=attempts,
-        recommendations=False,
+    _check_range(from_version, to_version)
+    request = commands.WhatIfRequest(
+        table=table,
+        changes=changes,
+        access=_access(storage_options),
+        selection=_selection(from_version, to_version, since, until),
+        profile=profile,
+        evidence=commands.Evidence.read(_named(errors), attempts),
+        redact=redact,
     )
-    comparison = compare_scenario(
-        analysis, Scenario.of(*changes), attempts=observed_attempts(analysis)
-    )
-    doc = whatif_document(analysis, comparison)
-    if redact:
-        doc = _redacted(doc, analysis.transactions.commit_infos())
-    return _viewed(WhatIfReport, doc)
+    return _viewed(WhatIfReport, commands.whatif(request))
 
 
 def audit(
@@ -291,83 +283,19 @@ def audit(
 ) -> dict[str, Any]:
     """Audit every table of a config (``deltaforensics audit``): one report each, the
     summary, the parquet datasets, the kept state; returns the summary document."""
-    from dataclasses import replace  # noqa: PLC0415
-
-    from deltaforensics.audit.config import load_config  # noqa: PLC0415
-    from deltaforensics.audit.core import AuditSettings  # noqa: PLC0415
-    from deltaforensics.audit.run import run_audit  # noqa: PLC0415
-    from deltaforensics.report.gates import FAIL_ON_CHOICES  # noqa: PLC0415
-    from deltaforensics.report.redact import Redactor  # noqa: PLC0415
-
-    unknown = [f for f in fail_on if f not in FAIL_ON_CHOICES]
-    if unknown:
-        raise UsageError(f"fail_on {unknown[0]!r} is not one of {', '.join(FAIL_ON_CHOICES)}")
-    cfg = load_config(Path(config), os.environ)
-    if output is not None:
-        cfg = replace(cfg, output=Path(output).resolve())
-    settings = AuditSettings(
-        recommendations=cfg.recommendations if recommendations is None else recommendations,
-        redact=Redactor() if redact else None,
-    )
-    return run_audit(
-        cfg,
-        state_dir=Path(state).resolve() if state is not None else cfg.state,
-        fail_on=tuple(fail_on) or cfg.fail_on,
-        settings=settings,
+    request = commands.AuditRequest(
+        config=Path(config),
+        state=None if state is None else Path(state),
+        output=None if output is None else Path(output),
+        fail_on=tuple(fail_on),
+        recommendations=recommendations,
+        redact=redact,
         jobs=jobs,
     )
+    return dict(commands.audit(request).summary)
 
 
-def checked_profile(name: str | None) -> None:
-    """Refuse a ``--profile`` name no engine release has, suggesting the nearest one."""
-    if name is None:
-        return
-    try:
-        profile_by_name(name)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-
-
-def scenario_changes(
-    *,
-    partition_by: tuple[str, ...] = (),
-    isolation: str | None = None,
-    deletion_vectors: bool = False,
-    liquid: tuple[str, ...] = (),
-    explicit_merge_predicates: bool = False,
-) -> list[Any]:
-    """The what-if changes named, in this order; at least one."""
-    from deltaforensics.whatif.scenario import (  # noqa: PLC0415
-        DeletionVectors,
-        ExplicitMergePredicates,
-        IsolationChange,
-        Liquid,
-        PartitionBy,
-    )
-
-    changes: list[Any] = []
-    if partition_by:
-        changes.append(PartitionBy(partition_by))
-    if isolation:
-        if isolation.strip().lower() not in (
-            "serializable",
-            "writeserializable",
-            "snapshotisolation",
-        ):
-            raise UsageError("--isolation is Serializable or WriteSerializable")
-        changes.append(IsolationChange(isolation.strip()))
-    if deletion_vectors:
-        changes.append(DeletionVectors())
-    if liquid:
-        changes.append(Liquid(liquid))
-    if explicit_merge_predicates:
-        changes.append(ExplicitMergePredicates())
-    if not changes:
-        raise UsageError(
-            "name at least one change: --partition-by, --isolation, --deletion-vectors, "
-            "--liquid, --explicit-merge-predicates"
-        )
-    return changes
+checked_profile = commands.checked_profile
 
 
 def _check_range(first: int | None, last: int | None, *, name: str = "from_version") -> None:
@@ -378,28 +306,25 @@ def _check_range(first: int | None, last: int | None, *, name: str = "from_versi
         raise UsageError("--from-version must not be greater than --to-version")
 
 
+def _selection(
+    first: int | None, last: int | None, since: str | None, until: str | None
+) -> commands.Versions | commands.Between:
+    return commands.selection_of(from_version=first, to_version=last, since=since, until=until)
+
+
+def _access(storage_options: Mapping[str, str] | None) -> commands.TableAccess:
+    return commands.TableAccess(storage_options=dict(storage_options or {}))
+
+
 def _viewed(kind: type[R], document: Entry) -> R:
     """``document`` as ``kind``, its subclass with the notebook view (the same field values)."""
     base: Any = type(document)
     return kind(**{name: getattr(document, name) for name in field_names(base)})
 
 
-def _opened(table: Table, storage_options: Mapping[str, str] | None) -> LogStore:
-    from deltaforensics.analysis import open_store  # noqa: PLC0415
-
-    return open_store(os.fspath(table), storage_options)
-
-
-def _named(errors: Iterable[str | tuple[str, str]]) -> list[tuple[str, str]]:
+def _named(errors: Iterable[str | tuple[str, str]]) -> tuple[tuple[str, str], ...]:
     """Error texts as the analysis reads them, ``(name, text)``; a bare text is named by its
     place (``<error 1>``)."""
-    return [e if isinstance(e, tuple) else (f"<error {i}>", e) for i, e in enumerate(errors, 1)]
-
-
-def _redacted(doc: D, commit_infos: Iterable[Mapping[str, Any]] = ()) -> D:
-    from deltaforensics.report.redact import Redactor, redact_document  # noqa: PLC0415
-
-    redactor = Redactor()
-    for commit_info in commit_infos:
-        redactor.learn_commit_info(commit_info)
-    return redact_document(doc, redactor)
+    return tuple(
+        e if isinstance(e, tuple) else (f"<error {i}>", e) for i, e in enumerate(errors, 1)
+    )

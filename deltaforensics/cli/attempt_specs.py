@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from deltaforensics.cli.options import AttemptOptions
 from deltaforensics.errors import UsageError
+
+if TYPE_CHECKING:
+    from deltaforensics.commands import AttemptSpec
 
 
 def error_texts(options: AttemptOptions) -> list[tuple[str, str]]:
@@ -16,32 +19,9 @@ def error_texts(options: AttemptOptions) -> list[tuple[str, str]]:
     return [read_error_text(e) for e in options.error or []]
 
 
-def harvested_texts(
-    options: AttemptOptions, store: Any, storage_options: dict[str, str]
-) -> list[tuple[str, str]]:
-    """``(file, text)`` of every failure a ``--failures-from`` source recorded on this table.
-
-    The smallest wiring (issue #33): a failure belongs to the table when its message or its
-    plan names the table's location; the winner's commitInfo is not matched against the
-    table's commits here (docs/failures.md)."""
-    if not options.failures_from:
-        return []
-    from deltaforensics.failures import TableCommits, harvest_conflicts  # noqa: PLC0415
-    from deltaforensics.sources import read_failures  # noqa: PLC0415
-
-    failures = [
-        f
-        for source in options.failures_from
-        for f in read_failures(source, storage_options=storage_options).failures
-    ]
-    found = harvest_conflicts(failures, [TableCommits(store.uri, store.uri)])
-    texts = {(c.failure.source, c.failure.error_text): None for c in found.conflicts}
-    return list(texts)
-
-
 def read_error_text(name: str) -> tuple[str, str]:
     """At most 64 MB of the file (or stdin), with a warning on stderr when it is cut."""
-    from deltaforensics.evidence.bounded import read_bounded, truncation_warning  # noqa: PLC0415
+    from deltaforensics.commands import read_bounded, truncation_warning  # noqa: PLC0415
 
     try:
         if name == "-":
@@ -56,27 +36,10 @@ def read_error_text(name: str) -> tuple[str, str]:
     return name, text
 
 
-def parse_time_ms(text: str, option: str = "--started-at") -> int:
-    """ISO-8601 (no zone: UTC) or epoch milliseconds, as ms since the epoch."""
-    from datetime import UTC, datetime  # noqa: PLC0415
-
-    stripped = text.strip()
-    if stripped.isdigit():
-        return int(stripped)
-    try:
-        moment = datetime.fromisoformat(stripped.replace("Z", "+00:00"))
-    except ValueError:
-        raise UsageError(f"{option} {text!r}: not ISO-8601 or epoch milliseconds") from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return int(moment.timestamp() * 1000)
-
-
-def attempt_specs(options: AttemptOptions) -> list[Any]:
+def attempt_specs(options: AttemptOptions) -> list[AttemptSpec]:
     """The ``--attempt`` statements as the analysis' attempt specs, once their companions are
     checked against them; each error names the option at fault."""
-    from deltaforensics.api import checked_profile  # noqa: PLC0415
-    from deltaforensics.attempts.specs import AttemptSpec  # noqa: PLC0415
+    from deltaforensics.commands import AttemptSpec, checked_profile, parse_time_ms  # noqa: PLC0415
 
     checked_profile(options.attempt_profile)
     statements = options.attempt or []

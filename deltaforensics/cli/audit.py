@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from deltaforensics.cli.engine_choice import spark_settings
 from deltaforensics.cli.gate import GatedTable, gate, read_baseline
 from deltaforensics.cli.invocation import invocation_of
 from deltaforensics.cli.options import (
@@ -21,7 +21,10 @@ from deltaforensics.cli.options import (
 )
 from deltaforensics.cli.output import emit, emit_json
 from deltaforensics.cli.progress import ProgressBar
-from deltaforensics.cli.redaction import document_redactor, secrets_of
+from deltaforensics.cli.request_parts import spark_choice
+from deltaforensics.commands import AuditRequest
+from deltaforensics.commands.audit_run import plan_audit, run_planned
+from deltaforensics.report.audit import audit_text
 
 
 def audit(
@@ -79,67 +82,36 @@ def audit(
     Example: deltaforensics audit audit.toml --state audit-state --fail-on conflict --baseline baseline.json
     """
     invocation = invocation_of(ctx)
-    import os  # noqa: PLC0415
-    from dataclasses import replace  # noqa: PLC0415
 
-    from deltaforensics.audit.config import load_config  # noqa: PLC0415
-    from deltaforensics.audit.core import AuditSettings  # noqa: PLC0415
-    from deltaforensics.audit.run import run_audit  # noqa: PLC0415
-    from deltaforensics.report.audit import audit_text  # noqa: PLC0415
+    def remember(secrets: tuple[str, ...]) -> None:
+        invocation.secrets = secrets
 
-    cfg = load_config(config, os.environ)
-    if output is not None:
-        cfg = replace(cfg, output=output.resolve())
-    state_dir = state.resolve() if state is not None else cfg.state
-    from deltaforensics.audit.catalog_tables import resolve_catalog_tables  # noqa: PLC0415
-
-    cfg, schemas = resolve_catalog_tables(cfg, state_dir, os.environ)
-    invocation.secrets = tuple(
-        sorted({v for t in cfg.tables for v in secrets_of(t.storage_options)})
+    plan = plan_audit(
+        AuditRequest(
+            config=config,
+            state=state,
+            output=output,
+            fail_on=tuple(f.value for f in fail_on or []),
+            recommendations=recommendations,
+            redact=redact,
+            jobs=jobs,
+            spark=spark_choice(engine),
+            engine_name=(engine.engine or EngineName.polars).value,
+            on_secret=remember,
+            progress=partial(ProgressBar, quiet=invocation.quiet),
+        )
     )
-    chosen = tuple(f.value for f in fail_on) if fail_on else cfg.fail_on
     invocation.redact = redact
-    settings = AuditSettings(
-        recommendations=cfg.recommendations if recommendations is None else recommendations,
-        redact=document_redactor() if redact else None,
-    )
     baseline = read_baseline(ci_gate)
     started = datetime.now(UTC)
-    outcomes = None
-    if engine.uses_spark:
-        conf = spark_settings(engine.spark_conf)
-        from deltaforensics.audit.on_spark import spark_outcomes  # noqa: PLC0415
-        from deltaforensics.engines.spark_engine import spark_session  # noqa: PLC0415
-
-        spark = spark_session(engine.spark_master, conf)
-        # catalog tables are read with vended credentials on the driver, by run_audit
-        by_path = replace(cfg, tables=tuple(t for t in cfg.tables if t.opener is None))
-        outcomes = spark_outcomes(
-            by_path,
-            spark=spark,
-            state_dir=state_dir,
-            fail_on=chosen,
-            settings=settings,
-            jobs=jobs,
-        )
-    with ProgressBar("auditing", quiet=invocation.quiet) as progress:
-        summary = run_audit(
-            cfg,
-            state_dir=state_dir,
-            fail_on=chosen,
-            settings=settings,
-            progress=progress,
-            engine=(engine.engine or EngineName.polars).value,
-            outcomes=outcomes,
-            jobs=jobs,
-            schemas=schemas,
-        )
+    result = run_planned(plan)
+    summary = result.summary
     if output_format is TableFormat.json:
         emit_json(summary)
     else:
         emit(audit_text(summary))
-    tables = [_gated(entry, cfg.output) for entry in summary["tables"]]
-    failing = gate(tables, chosen, ci_gate, baseline, started=started, quiet=invocation.quiet)
+    tables = [_gated(entry, result.output) for entry in summary["tables"]]
+    failing = gate(tables, plan.fail_on, ci_gate, baseline, started=started, quiet=invocation.quiet)
     failed_tables = max(
         (e["exit_code"] for e in summary["tables"] if e["status"] != "ok"), default=0
     )

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from deltaforensics.cli.attempt_specs import attempt_specs, error_texts, harvested_texts
-from deltaforensics.cli.engine_choice import chosen_engine
 from deltaforensics.cli.gate import GatedTable, gate, read_baseline
 from deltaforensics.cli.invocation import invocation_of
 from deltaforensics.cli.options import (
@@ -26,10 +23,9 @@ from deltaforensics.cli.options import (
     TimeWindow,
 )
 from deltaforensics.cli.output import at_terminal, write_report
-from deltaforensics.cli.progress import ProgressBar, reporting
-from deltaforensics.cli.redaction import redacted
-from deltaforensics.cli.storage import catalog_diagnostics, open_table, storage_options
-from deltaforensics.cli.time_window import chosen_versions
+from deltaforensics.cli.request_parts import evidence, hooks, spark_choice, table_access
+from deltaforensics.commands import ExplainRequest, checked_profile, selection_of
+from deltaforensics.commands.explain_report import explain_report
 
 
 def explain(
@@ -94,47 +90,35 @@ def explain(
     invocation = invocation_of(ctx)
     invocation.redact = redact
     invocation.one_table_then_exit()
-    from deltaforensics.analysis import analyze  # noqa: PLC0415
-    from deltaforensics.api import checked_profile  # noqa: PLC0415
-    from deltaforensics.report.document import explain_document  # noqa: PLC0415
-
     checked_profile(profile)
-    specs = attempt_specs(attempts)
-    texts = error_texts(attempts)
+    found = evidence(attempts)
     baseline = read_baseline(ci_gate)
     started = datetime.now(UTC)
-    store = open_table(table, storage, invocation, catalog)
-    texts += harvested_texts(attempts, store, storage_options(storage, invocation))
-    versions = chosen_versions(
-        store, window, from_version=from_version, to_version=to_version, error_texts=texts
+    request = ExplainRequest(
+        table=table,
+        access=table_access(storage, invocation, catalog),
+        selection=selection_of(
+            from_version=from_version, to_version=to_version, since=window.since, until=window.until
+        ),
+        profile=profile,
+        evidence=found,
+        recommendations=recommendations,
+        all_recommendations=show_all,
+        redact=redact,
+        spark=spark_choice(engine),
     )
-    with ProgressBar("reading the log", quiet=invocation.quiet) as progress:
-        analysis = analyze(
-            reporting(store, progress),
-            from_version=versions.from_version,
-            to_version=versions.to_version,
-            profile_name=profile,
-            error_texts=texts,
-            attempts=specs,
-            engine=chosen_engine(store, engine),
-            recommendations=recommendations,
-            all_recommendations=show_all,
-            window_from=versions.window_from,
-            listing=versions.listing,
-            prefetched=versions.prefetched,
-        )
-    doc = redacted(explain_document(analysis), redact, analysis.transactions.commit_infos())
-    doc = replace(
-        doc,
-        time_window=versions.window,
-        diagnostics=(*doc.diagnostics, *catalog_diagnostics(invocation)),
-    )
-    invocation.keep(analysis)
+    doc = explain_report(request, hooks(invocation, keep=True))
     fmt = output_format or (
         ExplainFormat.rich if at_terminal() and output is None else ExplainFormat.json
     )
     write_report(doc, fmt, output)
-    chosen = [f.value for f in fail_on or []]
     gated = [GatedTable.of_report(doc)]
-    if gate(gated, chosen, ci_gate, baseline, started=started, quiet=invocation.quiet):
+    if gate(
+        gated,
+        [f.value for f in fail_on or []],
+        ci_gate,
+        baseline,
+        started=started,
+        quiet=invocation.quiet,
+    ):
         raise typer.Exit(1)

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import sys
-from dataclasses import replace
 from typing import Annotated
 
 import typer
 
-from deltaforensics.cli.engine_choice import chosen_engine
 from deltaforensics.cli.invocation import table_command_invocation
 from deltaforensics.cli.options import (
     CatalogAccess,
@@ -21,12 +19,11 @@ from deltaforensics.cli.options import (
     TimeWindow,
 )
 from deltaforensics.cli.output import emit_table_or_json
-from deltaforensics.cli.progress import ProgressBar, reporting
-from deltaforensics.cli.redaction import redacted
-from deltaforensics.cli.storage import open_table
-from deltaforensics.cli.time_window import chosen_versions
-from deltaforensics.errors import UsageError
-from deltaforensics.model.collector import collector_paused
+from deltaforensics.cli.request_parts import hooks, spark_choice, table_access
+from deltaforensics.commands import HistoryRequest, selection_of
+from deltaforensics.commands.history_read import read_history
+from deltaforensics.report.terminal_views import render_history
+from deltaforensics.report.to_text import history_text
 
 
 def history(
@@ -51,40 +48,27 @@ def history(
     Example: deltaforensics history /lake/orders --from-version 100 --to-version 120
     """
     invocation = table_command_invocation(ctx, redact=redact)
-    from deltaforensics.analysis import load_commits  # noqa: PLC0415
-    from deltaforensics.report.document.history import (  # noqa: PLC0415
-        history_head,
-        history_json_chunks,
-        history_rows,
+    selection = selection_of(
+        from_version=from_version, to_version=to_version, since=window.since, until=window.until
     )
-    from deltaforensics.report.to_text import history_text  # noqa: PLC0415
-
-    if from_version is not None and to_version is not None and from_version > to_version:
-        raise UsageError("--from-version must not be greater than --to-version")
-    store = open_table(table, storage, invocation, catalog)
-    versions = chosen_versions(store, window, from_version=from_version, to_version=to_version)
-    from_version, to_version = versions.from_version, versions.to_version
-    chosen = chosen_engine(store, engine)
-    # the load's 100,000s of tuples and names live on: the cyclic collector would rescan them
-    with collector_paused(), ProgressBar("reading the log", quiet=invocation.quiet) as progress:
-        _, commits, diagnostics = load_commits(
-            store if chosen is not None else reporting(store, progress),
-            from_version=from_version,
-            to_version=to_version,
-            engine=chosen,
-        )
-    doc = history_head(store.uri, diagnostics)
-    if output_format is TableFormat.json and not redact:
-        # the rows straight to text: a dict per commit cost more than reading the log
-        doc = replace(doc, time_window=versions.window)
-        for chunk in history_json_chunks(doc, commits):
+    request = HistoryRequest(
+        table=table,
+        access=table_access(storage, invocation, catalog),
+        selection=selection,
+        redact=redact,
+        spark=spark_choice(engine),
+    )
+    read = read_history(request, hooks(invocation))
+    if output_format is TableFormat.json and read.rows is not None:
+        # the rows straight to text: a value per commit costs more than reading the log
+        for chunk in read.json_chunks():
             sys.stdout.write(chunk)
         sys.stdout.write("\n")
         return
-    doc = redacted(replace(doc, commits=history_rows(commits)), redact)
-    doc = replace(doc, time_window=versions.window)
-    from deltaforensics.report.terminal_views import render_history  # noqa: PLC0415
-
     emit_table_or_json(
-        doc, output_format, history_text, quiet=invocation.quiet, terminal_view=render_history
+        read.document(),
+        output_format,
+        history_text,
+        quiet=invocation.quiet,
+        terminal_view=render_history,
     )

@@ -3,24 +3,8 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import Any
-
-
-def reporting(store: Any, progress: Any) -> Any:
-    """The store, reporting read progress to an active progress bar."""
-    if isinstance(progress, NoProgress):
-        return store
-    from deltaforensics.log.storage import ReportingStore  # noqa: PLC0415
-
-    def on_read(done: int, total: int) -> None:
-        progress(done, total, "log files" if done < total else "log files read; analysing")
-
-    return ReportingStore(store, on_read)
-
-
-class NoProgress:
-    def __call__(self, done: int, total: int, label: str) -> None:
-        return None
 
 
 class ProgressBar:
@@ -32,9 +16,15 @@ class ProgressBar:
         self.bar: Any = None
         self.task: Any = None
 
-    def __enter__(self) -> Any:
-        if self.quiet or not sys.stderr.isatty():
-            return NoProgress()
+    @staticmethod
+    def shows(*, quiet: bool) -> bool:
+        """Whether a bar is drawn: stderr is a terminal and ``--quiet`` was not given."""
+        return not quiet and sys.stderr.isatty()
+
+    def __enter__(self) -> Callable[[int, int, str], None] | None:
+        """The function told of each file read; ``None`` when no bar is shown."""
+        if not self.shows(quiet=self.quiet):
+            return None
         from rich.console import Console  # noqa: PLC0415
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn  # noqa: PLC0415
 

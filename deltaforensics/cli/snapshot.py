@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import sys
-from dataclasses import replace
 from typing import Annotated
 
 import typer
 
-from deltaforensics.cli.engine_choice import chosen_engine
 from deltaforensics.cli.invocation import table_command_invocation
 from deltaforensics.cli.options import (
     CatalogAccess,
@@ -20,11 +18,11 @@ from deltaforensics.cli.options import (
     TableFormatOpt,
 )
 from deltaforensics.cli.output import emit_table_or_json
-from deltaforensics.cli.progress import ProgressBar, reporting
-from deltaforensics.cli.redaction import redacted
-from deltaforensics.cli.storage import open_table
-from deltaforensics.cli.time_window import version_at
-from deltaforensics.errors import UsageError
+from deltaforensics.cli.request_parts import hooks, spark_choice, table_access
+from deltaforensics.commands import SnapshotRequest, snapshot_selection
+from deltaforensics.commands.snapshot_read import read_snapshot
+from deltaforensics.report.terminal_views import render_snapshot
+from deltaforensics.report.to_text import snapshot_text
 
 
 def snapshot(
@@ -54,35 +52,23 @@ def snapshot(
     Example: deltaforensics snapshot /lake/orders --version 42 --format json
     """
     invocation = table_command_invocation(ctx, redact=redact)
-    from deltaforensics.analysis import load  # noqa: PLC0415
-    from deltaforensics.engines.polars_engine import PolarsEngine  # noqa: PLC0415
-    from deltaforensics.report.document import snapshot_document  # noqa: PLC0415
-    from deltaforensics.report.to_text import snapshot_json_chunks, snapshot_text  # noqa: PLC0415
-
-    store = open_table(table, storage, invocation, catalog)
-    window = listing = None
-    if at is not None:
-        if version is not None:
-            raise UsageError("give --version or --at, not both")
-        at_version = version_at(store, at)
-        version, window = at_version.to_version, at_version.window
-        listing = at_version.listing
-    chosen = chosen_engine(store, engine) or PolarsEngine(store, with_stats=False)
-    with ProgressBar("reading the log", quiet=invocation.quiet) as progress:
-        if not engine.uses_spark:
-            chosen = PolarsEngine(reporting(store, progress), with_stats=False)
-        loaded = load(store, version=version, mode="snapshot", engine=chosen, listing=listing)
-    snap = loaded.replay.snapshot_at(version)
-    if output_format is TableFormat.json and not redact and window is None:
-        # the same text as emit_json(snapshot_document(...)), written in slices
-        for chunk in snapshot_json_chunks(store.uri, snap, loaded.diagnostics):
+    request = SnapshotRequest(
+        table=table,
+        access=table_access(storage, invocation, catalog),
+        selection=snapshot_selection(version=version, at=at),
+        redact=redact,
+        spark=spark_choice(engine),
+    )
+    read = read_snapshot(request, hooks(invocation))
+    if output_format is TableFormat.json:
+        for chunk in read.json_chunks():  # a million files are written in slices
             sys.stdout.write(chunk)
         sys.stdout.write("\n")
         return
-    doc = redacted(snapshot_document(store.uri, snap, loaded.diagnostics), redact)
-    doc = replace(doc, time_window=window)
-    from deltaforensics.report.terminal_views import render_snapshot  # noqa: PLC0415
-
     emit_table_or_json(
-        doc, output_format, snapshot_text, quiet=invocation.quiet, terminal_view=render_snapshot
+        read.document(),
+        output_format,
+        snapshot_text,
+        quiet=invocation.quiet,
+        terminal_view=render_snapshot,
     )

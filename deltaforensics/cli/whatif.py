@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Annotated
 
 import typer
 
-from deltaforensics.cli.attempt_specs import attempt_specs, error_texts, harvested_texts
 from deltaforensics.cli.invocation import invocation_of
 from deltaforensics.cli.options import (
     AttemptOptions,
@@ -19,9 +17,11 @@ from deltaforensics.cli.options import (
     WhatIfFormat,
 )
 from deltaforensics.cli.output import at_terminal, emit, emit_json, terminal_console
-from deltaforensics.cli.redaction import redacted
-from deltaforensics.cli.storage import open_table, storage_options
-from deltaforensics.cli.time_window import chosen_versions
+from deltaforensics.cli.request_parts import evidence, table_access
+from deltaforensics.commands import WhatIfRequest, checked_profile, scenario_changes, selection_of
+from deltaforensics.commands.whatif_report import whatif_report
+from deltaforensics.report.terminal_views import render_whatif
+from deltaforensics.report.to_markdown import whatif_to_markdown
 
 
 def whatif(
@@ -68,6 +68,13 @@ def whatif(
         bool,
         typer.Option("--all", help="List every pair in the markdown, not only the first 50."),
     ] = False,
+    from_version: Annotated[
+        int | None,
+        typer.Option("--from-version", min=0, help="Measure races from this version on."),
+    ] = None,
+    to_version: Annotated[
+        int | None, typer.Option("--to-version", min=0, help="Read the log up to this version.")
+    ] = None,
     *,
     attempts: AttemptOptions,
     storage: StorageAccess,
@@ -81,12 +88,6 @@ def whatif(
     """
     invocation = invocation_of(ctx)
     invocation.redact = redact
-    from deltaforensics.analysis import analyze, observed_attempts  # noqa: PLC0415
-    from deltaforensics.api import checked_profile, scenario_changes  # noqa: PLC0415
-    from deltaforensics.report.document import whatif_document  # noqa: PLC0415
-    from deltaforensics.whatif.document import compare_scenario  # noqa: PLC0415
-    from deltaforensics.whatif.scenario import Scenario  # noqa: PLC0415
-
     checked_profile(profile)
     changes = scenario_changes(
         partition_by=_columns(partition_by or ""),
@@ -95,41 +96,25 @@ def whatif(
         liquid=_columns(liquid or ""),
         explicit_merge_predicates=explicit_merge_predicates,
     )
-    specs = attempt_specs(attempts)
-    texts = error_texts(attempts)
-    store = open_table(table, storage, invocation, catalog)
-    texts += harvested_texts(attempts, store, storage_options(storage, invocation))
-    versions = chosen_versions(store, window, from_version=None, to_version=None, error_texts=texts)
-    analysis = analyze(
-        store,
-        from_version=versions.from_version,
-        to_version=versions.to_version,
-        profile_name=profile,
-        error_texts=texts,
-        attempts=specs,
-        recommendations=False,
-        window_from=versions.window_from,
-        listing=versions.listing,
-        prefetched=versions.prefetched,
+    request = WhatIfRequest(
+        table=table,
+        changes=changes,
+        evidence=evidence(attempts),
+        access=table_access(storage, invocation, catalog),
+        selection=selection_of(
+            from_version=from_version, to_version=to_version, since=window.since, until=window.until
+        ),
+        profile=profile,
+        redact=redact,
     )
-    comparison = compare_scenario(
-        analysis, Scenario.of(*changes), attempts=observed_attempts(analysis)
-    )
-    doc = redacted(
-        whatif_document(analysis, comparison), redact, analysis.transactions.commit_infos()
-    )
-    doc = replace(doc, time_window=versions.window)
+    doc = whatif_report(request)
     fmt = output_format or (WhatIfFormat.rich if at_terminal() else WhatIfFormat.json)
     if fmt is WhatIfFormat.markdown:
-        from deltaforensics.report.to_markdown import whatif_to_markdown  # noqa: PLC0415
-
         emit(whatif_to_markdown(doc, max_rows=len(doc.pairs) + 1 if show_all else 50))
     elif fmt is WhatIfFormat.rich:
-        from deltaforensics.report.terminal_views import render_whatif  # noqa: PLC0415
-
         render_whatif(doc, terminal_console())
     else:
-        emit_json(doc)
+        emit_json(doc.to_dict())  # the JSON writer: the one place the document becomes a dict
 
 
 def _columns(text: str) -> tuple[str, ...]:

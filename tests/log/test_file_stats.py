@@ -10,7 +10,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from deltaforensics import analysis
+from deltaforensics import loading
 from deltaforensics.analysis import load, open_store
 from deltaforensics.engines.polars_engine import PolarsEngine
 from deltaforensics.errors import DeltaForensicsError
@@ -30,7 +30,7 @@ SAMPLES = sorted(p for p in SAMPLE_LOGS.iterdir() if (p / "_delta_log").is_dir()
 TABLES = [*corpus_tables(), *SAMPLES]
 
 
-def _loaded(table: Path, *, with_stats: bool) -> analysis.LoadedLog | str:
+def _loaded(table: Path, *, with_stats: bool) -> loading.LoadedLog | str:
     store = open_store(str(table))
     try:
         return load(store, engine=PolarsEngine(store, with_stats=with_stats))
@@ -97,9 +97,9 @@ def test_reports_do_not_depend_on_the_budget(table: Path, monkeypatch: pytest.Mo
     """explain (with attempts on the README's sample), and whatif of each kind, print the same
     whether the load holds the statistics (the budget at infinity) or reads them back (0)."""
     for argv in _runs(table):
-        monkeypatch.setattr(analysis, "FILE_STATS_BUDGET", 2**62)
+        monkeypatch.setattr(loading, "FILE_STATS_BUDGET", 2**62)
         holding = _run(argv)
-        monkeypatch.setattr(analysis, "FILE_STATS_BUDGET", 0)
+        monkeypatch.setattr(loading, "FILE_STATS_BUDGET", 0)
         assert _run(argv) == holding, argv
 
 
@@ -139,9 +139,9 @@ def test_delta_rs_stats_matching_reads_the_statistics_back(
     outcomes = set()
     for table in raced:
         argv = ["explain", str(table), "--format", "json"]
-        monkeypatch.setattr(analysis, "FILE_STATS_BUDGET", 2**62)
+        monkeypatch.setattr(loading, "FILE_STATS_BUDGET", 2**62)
         holding = _run(argv)
-        monkeypatch.setattr(analysis, "FILE_STATS_BUDGET", 0)
+        monkeypatch.setattr(loading, "FILE_STATS_BUDGET", 0)
         assert _run(argv) == holding, table
         races = json.loads(holding[1])["races"]
         outcomes.update(r["outcome"] for r in races)
@@ -185,13 +185,13 @@ def test_the_budget_sums_the_segment_and_stops_once_it_is_spent(
     listing = list_log(store)  # type: ignore[arg-type]
     segment = LogSegment.for_history(listing)
     assert store.stated == 0
-    monkeypatch.setattr(analysis, "FILE_STATS_BUDGET", sum(sizes) + 1)
-    assert analysis.holds_file_stats(listing, segment)
-    monkeypatch.setattr(analysis, "FILE_STATS_BUDGET", sum(sizes))
-    assert not analysis.holds_file_stats(listing, segment)
+    monkeypatch.setattr(loading, "FILE_STATS_BUDGET", sum(sizes) + 1)
+    assert loading.holds_file_stats(listing, segment)
+    monkeypatch.setattr(loading, "FILE_STATS_BUDGET", sum(sizes))
+    assert not loading.holds_file_stats(listing, segment)
     store = _StatCounting(FsspecLogStore.from_uri(str(b.path)))
     listing = list_log(store)  # type: ignore[arg-type]
-    monkeypatch.setattr(analysis, "_SIZES_AT_ONCE", 4)
-    monkeypatch.setattr(analysis, "FILE_STATS_BUDGET", sum(sizes[:6]))
-    assert not analysis.holds_file_stats(listing, LogSegment.for_history(listing))
+    monkeypatch.setattr(loading, "_SIZES_AT_ONCE", 4)
+    monkeypatch.setattr(loading, "FILE_STATS_BUDGET", sum(sizes[:6]))
+    assert not loading.holds_file_stats(listing, LogSegment.for_history(listing))
     assert store.stated == 8  # two slices of four: the budget was spent in the second

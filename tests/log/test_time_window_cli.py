@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from deltaforensics.cli import main
-from deltaforensics.cli.time_window import parse_moment
 from deltaforensics.errors import UsageError
 from deltaforensics.log.commit_times import iso_ms
+from deltaforensics.log.selection import parse_moment
 from deltaforensics.report.validate import schema_errors
 from tests.support.builder import LogBuilder
 
