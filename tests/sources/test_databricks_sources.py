@@ -283,3 +283,23 @@ def test_source_specs() -> None:
         parse_source("databricks-jobs:nightly")
     with pytest.raises(UsageError, match="needs a file"):
         parse_source("openlineage:")
+
+
+def test_the_cli_exits_3_with_one_line_and_no_secret(
+    workspace: StandInWorkspace,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from tests.log.test_time_window_cli import run_cli  # noqa: PLC0415
+    from tests.sources.support import FIXTURES  # noqa: PLC0415
+
+    wrong = "dapi-expired-" + TOKEN
+    monkeypatch.setenv("DATABRICKS_TOKEN", wrong)
+    table = FIXTURES / "tables" / "zstd_t0"
+    code, out, err = run_cli(
+        capsys, "explain", str(table), "--failures-from", "databricks-queries:wh1"
+    )
+    assert code == 3
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "databricks-queries:wh1" in lines[0] and "401" in lines[0]
+    assert wrong not in out + err and TOKEN not in out + err
