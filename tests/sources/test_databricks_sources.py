@@ -290,8 +290,8 @@ def test_the_cli_exits_3_with_one_line_and_no_secret(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from tests.log.test_time_window_cli import run_cli  # noqa: PLC0415
-    from tests.sources.support import FIXTURES  # noqa: PLC0415
+    from tests.log.test_time_window_cli import run_cli
+    from tests.sources.support import FIXTURES
 
     wrong = "dapi-expired-" + TOKEN
     monkeypatch.setenv("DATABRICKS_TOKEN", wrong)
