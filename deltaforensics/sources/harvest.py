@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import IO, Literal
 
 from deltaforensics.errors import StorageError
 from deltaforensics.failures import harvest_conflicts
@@ -196,10 +196,8 @@ def _read_openlineage(
             continue
         where = tree.display(f.name)
         scanner = OpenLineageScanner(source=where, starts=starts)
-        try:
-            stream = tree.open(f.name)
-        except StorageError as exc:
-            diagnostics.append(SourceDiagnostic(where, f"cannot be read: {exc.reason}"))
+        stream = _open(tree, f.name, diagnostics)
+        if stream is None:
             continue
         read += 1
         try:
@@ -253,6 +251,15 @@ def _in_window(f: FailedStatement, since_ms: int | None, until_ms: int | None) -
     return (since_ms is None or moment >= since_ms) and (until_ms is None or moment <= until_ms)
 
 
+def _open(tree: FileTree, name: str, diagnostics: list[SourceDiagnostic]) -> IO[bytes] | None:
+    """One file's stream; a file that cannot be opened is a diagnostic, the rest is read."""
+    try:
+        return tree.open(name)
+    except StorageError as exc:
+        diagnostics.append(SourceDiagnostic(tree.display(name), f"cannot be read: {exc.reason}"))
+        return None
+
+
 def _read_group(
     tree: FileTree, group: LogGroup, diagnostics: list[SourceDiagnostic]
 ) -> tuple[list[FailedStatement], int, int]:
@@ -265,10 +272,8 @@ def _read_group(
         where = tree.display(f.name)
         event.source = where
         driver = DriverLogScanner(source=where)
-        try:
-            stream = tree.open(f.name)
-        except StorageError as exc:
-            diagnostics.append(SourceDiagnostic(where, f"cannot be read: {exc.reason}"))
+        stream = _open(tree, f.name, diagnostics)
+        if stream is None:
             continue
         read += 1
         decoded = 0

@@ -23,16 +23,17 @@ tests/evidence/texts.
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from databricks.sdk.service.jobs import BaseRun, RunOutput
 from databricks.sdk.service.sql import ListQueriesResponse, QueryInfo
+
+from tests.catalog.standin import loopback
 
 
 @dataclass
@@ -153,13 +154,6 @@ def _handler(ws: StandInWorkspace) -> type[BaseHTTPRequestHandler]:
 @contextmanager
 def serving(ws: StandInWorkspace) -> Iterator[StandInWorkspace]:
     """Serve ``ws`` on 127.0.0.1 (an ephemeral port) until the block ends."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(ws))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    ws.url = f"http://127.0.0.1:{server.server_address[1]}"
-    try:
+    with loopback(_handler(ws)) as url:
+        ws.url = url
         yield ws
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
