@@ -16,6 +16,9 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
+from deltaforensics.cli import main
 from deltaforensics.evidence.error_text import extract_conflicts
 from deltaforensics.failures import TableCommits
 from deltaforensics.failures.records import FailedStatement
@@ -23,7 +26,13 @@ from deltaforensics.sources import harvest, read_failures
 from deltaforensics.sources.attempts import harvested_attempts
 from deltaforensics.sources.openlineage import dataset_location
 from tests.sources.openlineage_events import write_events
-from tests.sources.support import FIXTURES, expected_conflicts, fixture_tables, truth
+from tests.sources.support import (
+    FIXTURES,
+    WRITTEN_AT,
+    expected_conflicts,
+    fixture_tables,
+    truth,
+)
 
 LISTENER = FIXTURES.parent / "openlineage-spark-4.2"
 EVENTLOGS = FIXTURES / "eventlogs"
@@ -194,3 +203,31 @@ def test_dataset_names_as_the_naming_spec_has_them() -> None:
     assert dataset_location("s3://bucket", "key/t") == "s3://bucket/key/t"
     assert dataset_location("postgres://db:5432", "public.t") == "postgres://db:5432/public.t"
     assert dataset_location("main", "sales.orders") is None  # a catalog's: no location
+
+
+def test_explain_reads_the_tables_conflicts_from_openlineage_events(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """End to end through the CLI's first wiring: the table moved under tmp_path, the events'
+    texts and datasets naming where it now lies."""
+    table = tmp_path / "tables" / "zstd_t0"
+    shutil.copytree(FIXTURES / "tables" / "zstd_t0", table)
+    written = tmp_path / "written.ndjson"
+    write_events(read_failures(str(ZSTD)).failures, written)
+    events = tmp_path / "lineage" / "events.ndjson"
+    events.parent.mkdir()
+    events.write_text(written.read_text().replace(WRITTEN_AT, str(tmp_path / "tables")))
+    code = main(
+        [
+            "explain",
+            str(table),
+            "--failures-from",
+            f"openlineage:{events.parent}",
+            "--format",
+            "json",
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0, out
+    found = [c for c in json.loads(out)["conflicts"] if c.get("source") == "error"]
+    assert sorted(c["winner_version"] for c in found) == [2, 3, 4]
