@@ -24,6 +24,7 @@ from deltaforensics.errors import StorageError, UsageError
 from deltaforensics.failures import TableCommits
 from deltaforensics.failures.records import CommitFacts
 from deltaforensics.sources import harvest, read_failures
+from deltaforensics.sources.attempts import harvested_attempts
 from deltaforensics.sources.spec import parse_source
 from tests.sources.databricks_standin import StandInWorkspace, serving
 
@@ -131,12 +132,21 @@ def workspace(monkeypatch: pytest.MonkeyPatch) -> Iterator[StandInWorkspace]:
         _run(101, 3, T0 + 7_200_000, [_failed_task(31, "merge", T0 + 7_200_000)]),
         _run(101, 4, T0 + 10_800_000, [_failed_task(41, "merge", T0 + 10_800_000)]),
         _run(202, 5, T0 + 14_400_000, [_failed_task(51, "ingest", T0 + 14_400_000)]),
+        # a single-task run as the 2.0 API lists it: no tasks, the run itself failed
+        BaseRun(
+            job_id=303,
+            run_id=6,
+            start_time=T0 + 18_000_000,
+            end_time=T0 + 18_060_000,
+            state=RunState(result_state=RunResultState.FAILED),
+        ),
     ]
     ws.outputs = {
         11: _split(_text("dbr_cras_ci_job.txt")),
         31: _split(_text("dbr_notebook_whole_table_read.txt")),
         41: RunOutput(error=NOT_A_CONFLICT, error_trace="org.apache.spark.sql.AnalysisException"),
         51: _split(_text("era_c_metadata_changed_table_name.log")),
+        6: RunOutput(error=NOT_A_CONFLICT),
     }
     merge = (
         "MERGE INTO spark_catalog.sales.orders t USING updates s ON t.id = s.id "
@@ -195,11 +205,11 @@ def test_job_runs_failures_with_table_winner_and_exception(workspace: StandInWor
         ("spark_catalog.bronze.devices", 204, "MetadataChangedException"),
     }
     assert result.unmatched == ()
-    assert result.other_failures == 1  # the missing table: counted, never a conflict
+    assert result.other_failures == 2  # the missing table, twice: counted, never a conflict
     assert {c.source_kind for c in result.conflicts} == {"databricks-jobs"}
     pixels = next(c for c in result.conflicts if c.table == "main.ci.pixels")
     assert pixels.failure.started_at == T0 and pixels.failure.app_id == "job 101 run 1"
-    # paged: five runs at two a page
+    # paged: six runs at two a page
     assert sum(1 for p, _ in workspace.requests if p.endswith("/runs/list")) == 3
 
 
@@ -303,3 +313,21 @@ def test_the_cli_exits_3_with_one_line_and_no_secret(
     lines = err.strip().splitlines()
     assert len(lines) == 1 and "databricks-queries:wh1" in lines[0] and "401" in lines[0]
     assert wrong not in out + err and TOKEN not in out + err
+
+
+def test_a_failed_merge_in_the_history_becomes_an_attempt_at_its_bounded_read_version(
+    workspace: StandInWorkspace,
+) -> None:
+    orders = TableCommits.from_commit_infos(
+        "spark_catalog.sales.orders",
+        "/lake/sales/orders",
+        [
+            (911, {"timestamp": T0 - 60_000, "operation": "WRITE"}),
+            (912, {"timestamp": T0 - 1_000, "operation": "MERGE"}),
+            (913, {"timestamp": T0 + 4_000, "operation": "MERGE"}),
+        ],
+    )
+    result = harvest(["databricks-queries:wh1"], [orders])
+    (spec,) = harvested_attempts(result.conflicts, orders)
+    assert spec.sql.startswith("MERGE INTO spark_catalog.sales.orders")
+    assert spec.read_version == 912  # the latest commit at or before the start, T0
