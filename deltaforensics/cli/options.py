@@ -140,8 +140,10 @@ class AttemptOptions:
         list[str] | None,
         typer.Option(
             "--failures-from",
-            help="Spark event logs or driver logs (a file, a folder or a URL; repeatable):"
-            " the failures they recorded on this table are read as --error texts.",
+            help="Where failures are recorded (repeatable): Spark event logs or driver logs"
+            " (a file, a folder or a URL), openlineage:PATH_OR_URL (NDJSON run events),"
+            " databricks-jobs:[JOB_ID] or databricks-queries:[WAREHOUSE_ID] (the workspace's"
+            " Jobs API or query history); those on this table are read as --error texts.",
         ),
     ] = None
     attempt: Annotated[

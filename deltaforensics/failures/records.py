@@ -14,7 +14,9 @@ from typing import Literal
 
 from deltaforensics.evidence.conflict_evidence import ConflictEvidence
 
-SourceKind = Literal["eventlog", "driverlog"]
+SourceKind = Literal[
+    "eventlog", "driverlog", "openlineage", "databricks-jobs", "databricks-queries"
+]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import IO, Literal
 
 from deltaforensics.errors import StorageError
 from deltaforensics.failures import harvest_conflicts
@@ -39,6 +39,8 @@ from deltaforensics.log.file_tree import FileTree, TreeFile
 from deltaforensics.sources.codecs import CorruptDataError, decoded_pieces
 from deltaforensics.sources.driverlog import DriverLogScanner
 from deltaforensics.sources.eventlog import EventLogScanner
+from deltaforensics.sources.openlineage import OpenLineageScanner
+from deltaforensics.sources.spec import SourceSpec, parse_source
 
 Kind = Literal["auto", "eventlog", "driverlog"]
 
@@ -68,6 +70,7 @@ class SourceReading:
     diagnostics: tuple[SourceDiagnostic, ...]
     other_errors: int
     files_read: int
+    cursor: int | None = None  # ms: the high-water mark read; the next incremental since_ms
 
 
 def group_files(
@@ -111,14 +114,29 @@ def read_failures(
     storage_options: Mapping[str, str] | None = None,
     since_ms: int | None = None,
     until_ms: int | None = None,
+    profile: str | None = None,
 ) -> SourceReading:
-    """Every failed statement a source recorded (a file, a folder, a URL), failed within
-    ``[since_ms, until_ms]`` when given; files last modified before ``since_ms`` are not read."""
+    """Every failed statement a source recorded (a file, a folder, a URL, or a ``KIND:REST``
+    spec of :mod:`.spec`), failed within ``[since_ms, until_ms]`` when given; files last
+    modified before ``since_ms`` are not read. ``profile`` names the ``~/.databrickscfg``
+    profile of the ``databricks-…`` kinds. The reading's ``cursor`` is the high-water mark to
+    pass as the next run's ``since_ms``."""
+    spec = parse_source(source)
+    if spec.kind in ("databricks-jobs", "databricks-queries"):
+        return _read_databricks(spec, since_ms, until_ms, profile)
+    if spec.kind != "auto":
+        source = spec.target
+        if spec.kind in ("eventlog", "driverlog"):
+            kind = spec.kind
     tree = FileTree.from_uri(source, storage_options)
     listed = tree.list_files()
     failures: list[FailedStatement] = []
     diagnostics: list[SourceDiagnostic] = []
     other_errors = files_read = 0
+    cursor = max((f.modified_ms for f in listed if f.modified_ms is not None), default=None)
+    if spec.kind == "openlineage":
+        failures, files_read = _read_openlineage(tree, listed, diagnostics, since_ms)
+        listed = []
     for group in group_files(listed, kind, tree.root.rstrip("/").rpartition("/")[2]):
         if since_ms is not None and all(
             f.modified_ms is not None and f.modified_ms < since_ms for f in group.files
@@ -136,7 +154,63 @@ def read_failures(
         diagnostics=tuple(diagnostics),
         other_errors=other_errors,
         files_read=files_read,
+        cursor=cursor,
     )
+
+
+def _read_databricks(
+    spec: SourceSpec, since_ms: int | None, until_ms: int | None, profile: str | None
+) -> SourceReading:
+    from deltaforensics.sources import databricks  # noqa: PLC0415 - the SDK only when asked
+    from deltaforensics.sources.databricks_jobs import read_job_failures  # noqa: PLC0415
+    from deltaforensics.sources.databricks_queries import read_query_failures  # noqa: PLC0415
+
+    workspace = databricks.connect(str(spec), profile)
+    read = read_job_failures if spec.kind == "databricks-jobs" else read_query_failures
+    failures, cursor = read(workspace, spec.target, since_ms=since_ms, until_ms=until_ms)
+    return SourceReading(
+        source=str(spec),
+        failures=tuple(f for f in failures if _in_window(f, since_ms, until_ms)),
+        diagnostics=(),
+        other_errors=0,
+        files_read=0,
+        cursor=cursor,
+    )
+
+
+def _read_openlineage(
+    tree: FileTree,
+    listed: Sequence[TreeFile],
+    diagnostics: list[SourceDiagnostic],
+    since_ms: int | None,
+) -> tuple[list[FailedStatement], int]:
+    """The FAIL events of every file (any name: NDJSON, ``.gz`` …), files in name order;
+    one run's START in an earlier file gives its start time."""
+    starts: dict[str, int] = {}
+    failures: list[FailedStatement] = []
+    read = 0
+    for f in listed:
+        if _SKIP.search(f.name.rpartition("/")[2]) or (
+            since_ms is not None and f.modified_ms is not None and f.modified_ms < since_ms
+        ):
+            continue
+        where = tree.display(f.name)
+        scanner = OpenLineageScanner(source=where, starts=starts)
+        stream = _open(tree, f.name, diagnostics)
+        if stream is None:
+            continue
+        read += 1
+        try:
+            with stream:
+                for piece in decoded_pieces(stream):
+                    scanner.feed(piece)
+            scanner.finish()
+        except CorruptDataError as exc:
+            diagnostics.append(SourceDiagnostic(where, f"{exc}; the rest skipped"))
+        except OSError as exc:
+            diagnostics.append(SourceDiagnostic(where, f"read failed: {exc}"))
+        failures += scanner.failures
+    return failures, read
 
 
 def harvest(
@@ -147,12 +221,18 @@ def harvest(
     storage_options: Mapping[str, str] | None = None,
     since_ms: int | None = None,
     until_ms: int | None = None,
+    profile: str | None = None,
 ) -> Harvest:
     """Read every source, then recognise, match to ``tables`` and de-duplicate
     (:func:`deltaforensics.failures.harvest_conflicts`)."""
     readings = [
         read_failures(
-            s, kind=kind, storage_options=storage_options, since_ms=since_ms, until_ms=until_ms
+            s,
+            kind=kind,
+            storage_options=storage_options,
+            since_ms=since_ms,
+            until_ms=until_ms,
+            profile=profile,
         )
         for s in sources
     ]
@@ -171,6 +251,15 @@ def _in_window(f: FailedStatement, since_ms: int | None, until_ms: int | None) -
     return (since_ms is None or moment >= since_ms) and (until_ms is None or moment <= until_ms)
 
 
+def _open(tree: FileTree, name: str, diagnostics: list[SourceDiagnostic]) -> IO[bytes] | None:
+    """One file's stream; a file that cannot be opened is a diagnostic, the rest is read."""
+    try:
+        return tree.open(name)
+    except StorageError as exc:
+        diagnostics.append(SourceDiagnostic(tree.display(name), f"cannot be read: {exc.reason}"))
+        return None
+
+
 def _read_group(
     tree: FileTree, group: LogGroup, diagnostics: list[SourceDiagnostic]
 ) -> tuple[list[FailedStatement], int, int]:
@@ -183,10 +272,8 @@ def _read_group(
         where = tree.display(f.name)
         event.source = where
         driver = DriverLogScanner(source=where)
-        try:
-            stream = tree.open(f.name)
-        except StorageError as exc:
-            diagnostics.append(SourceDiagnostic(where, f"cannot be read: {exc.reason}"))
+        stream = _open(tree, f.name, diagnostics)
+        if stream is None:
             continue
         read += 1
         decoded = 0

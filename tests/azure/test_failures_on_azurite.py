@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -37,3 +38,21 @@ def test_a_missing_folder_on_abfss_is_the_tools_error(
     missing = f"abfss://{CONTAINER}@{ACCOUNT}.dfs.core.windows.net/nothing-here"
     with pytest.raises(StorageError, match="nothing-here"):
         read_failures(missing, storage_options=emulator_options)
+
+
+def test_openlineage_events_read_through_abfss(
+    blob_fs: Any, emulator_options: dict[str, str], tmp_path: Path
+) -> None:
+    """Events written by openlineage-python (tests/sources/openlineage_events.py) on Azurite."""
+    from tests.sources.openlineage_events import write_events
+
+    folder = tmp_path / "lineage"
+    folder.mkdir()
+    zstd = FIXTURES / "eventlogs" / "local-1795858444023.zstd"
+    write_events(read_failures(str(zstd)).failures, folder / "events.ndjson")
+    upload_table(blob_fs, folder, CONTAINER, "lineage")
+    source = f"openlineage:abfss://{CONTAINER}@{ACCOUNT}.dfs.core.windows.net/lineage"
+    result = harvest([source], fixture_tables(), storage_options=emulator_options)
+    expected = {c for c in expected_conflicts() if c[0].startswith("zstd_")}
+    assert {(c.table, c.winner_version, c.exception) for c in result.conflicts} == expected
+    assert all(c.failure.source.startswith("abfss://") for c in result.conflicts)

@@ -179,15 +179,22 @@ def _handler(catalog: StandInCatalog) -> type[BaseHTTPRequestHandler]:
 
 
 @contextmanager
-def serving(catalog: StandInCatalog) -> Iterator[StandInCatalog]:
-    """Serve ``catalog`` on 127.0.0.1 (an ephemeral port) until the block ends."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(catalog))
+def loopback(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    """Serve ``handler`` on 127.0.0.1 (an ephemeral port) until the block ends: its base URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    catalog.url = f"http://127.0.0.1:{server.server_address[1]}"
     try:
-        yield catalog
+        yield f"http://127.0.0.1:{server.server_address[1]}"
     finally:
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)
+
+
+@contextmanager
+def serving(catalog: StandInCatalog) -> Iterator[StandInCatalog]:
+    """Serve ``catalog`` on 127.0.0.1 (an ephemeral port) until the block ends."""
+    with loopback(_handler(catalog)) as url:
+        catalog.url = url
+        yield catalog

@@ -87,6 +87,16 @@ def app_conf(entry: dict[str, Any], work: Path) -> dict[str, str]:
     conf["spark.eventLog.rolling.enabled"] = "true" if entry.get("rolling") else "false"
     if entry.get("rolling"):
         conf["spark.eventLog.rolling.maxFileSize"] = "10m"
+    if entry.get(
+        "openlineage"
+    ):  # the OpenLineage Spark listener (its jar among JAR...), file transport
+        conf["spark.extraListeners"] = "io.openlineage.spark.agent.OpenLineageSparkListener"
+        conf["spark.openlineage.transport.type"] = "file"
+        conf["spark.openlineage.transport.location"] = str(
+            work / "openlineage" / f"{entry['name']}.ndjson"
+        )
+        conf["spark.openlineage.namespace"] = "deltaforensics-harness"
+        (work / "openlineage").mkdir(parents=True, exist_ok=True)
     return conf
 
 

@@ -63,3 +63,27 @@ def test_no_secret_from_configuration_events_or_driver_logs_reaches_the_harvest(
     text = repr(result)
     for secret in (KEY, SAS, TOKEN, "fs.azure.account.key"):
         assert secret not in text
+
+
+def test_openlineage_configuration_facets_never_reach_a_harvested_value(tmp_path: Path) -> None:
+    """Every event gets the facets the Spark listener fills with the configuration back."""
+    from deltaforensics.sources import read_failures
+    from tests.sources.openlineage_events import write_events
+
+    written = tmp_path / "written.ndjson"
+    write_events(
+        read_failures(str(FIXTURES / "eventlogs" / "local-1795858444023.zstd")).failures, written
+    )
+    lines = []
+    for line in written.read_text().splitlines():
+        event = json.loads(line)
+        event["run"]["facets"]["spark_properties"] = {"properties": SECRETS}
+        event["run"]["facets"]["environment-properties"] = {"environment-properties": SECRETS}
+        lines.append(json.dumps(event))
+    target = tmp_path / "events.ndjson"
+    target.write_text("\n".join(lines) + "\n")
+    result = harvest([f"openlineage:{target}"], fixture_tables())
+    assert len(result.conflicts) == 9
+    text = repr(result)
+    for secret in SECRETS.values():
+        assert secret not in text
