@@ -36,6 +36,10 @@ class FaultProxy:
     served_faults: int = 0
     forwarded: int = 0
     paths: list[str] = field(default_factory=list)  # method and path of each request seen
+    authorizations: list[str] = field(default_factory=list)  # Authorization headers seen
+    # POST /token answers an OAuth token grant (a service account's token_uri can point here)
+    access_token: str = "ya29.proxy-issued-token"
+    tokens_issued: int = 0
     url: str = ""
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -49,6 +53,7 @@ class FaultProxy:
             self.faults = []
             self.served_faults = 0
             self.paths = []
+            self.authorizations = []
 
     def _next_fault(self) -> Fault | None:
         with self._lock:
@@ -93,6 +98,17 @@ def _handler(proxy: FaultProxy) -> type[BaseHTTPRequestHandler]:
             length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length) if length else None
             proxy.paths.append(f"{self.command} {self.path}")
+            proxy.authorizations.append(self.headers.get("Authorization", ""))
+            if self.command == "POST" and self.path == "/token":
+                proxy.tokens_issued += 1
+                doc = {"access_token": proxy.access_token, "expires_in": 3600, "token_type": "Bearer"}
+                data = json.dumps(doc).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+                return
             fault = proxy._next_fault()
             if fault is not None:
                 data, kind = proxy.error_body(fault)
