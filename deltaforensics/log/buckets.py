@@ -33,7 +33,7 @@ class BucketUrl:
 
 def parse_bucket_url(uri: str) -> BucketUrl:
     parts = urlsplit(uri.strip())
-    userinfo, at, bucket = parts.netloc.rpartition("@")
+    _, at, bucket = parts.netloc.rpartition("@")
     display = f"{parts.scheme}://{bucket}{parts.path}"
     if at:  # s3://KEY:SECRET@bucket/...: an old boto habit; the secret must not be echoed
         raise UsageError(f"{display}: credentials in the URL are not used; pass storage options")

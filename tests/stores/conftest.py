@@ -12,6 +12,7 @@ the tests' own) for the failures emulators cannot produce.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import sys
@@ -78,10 +79,8 @@ class Store:
         if bucket in self._made:
             return
         if self.kind == "s3":
-            try:
+            with contextlib.suppress(FileExistsError):
                 self.fs.call_s3("create_bucket", Bucket=bucket)
-            except FileExistsError:
-                pass
         elif not self.fs.exists(bucket):
             self.fs.mkdir(bucket)
         self._made.add(bucket)
@@ -166,7 +165,9 @@ def _start_adls(tmp: Path) -> tuple[Any, Callable[[], None], Store]:
 
     exe, output = azurite_starter.ensure_azurite()
     if exe is None:
-        message = f"Azurite is not installed and installing it failed: {azurite_starter.INSTALL_HINT}"
+        message = (
+            f"Azurite is not installed and installing it failed: {azurite_starter.INSTALL_HINT}"
+        )
         if os.environ.get("CI"):
             pytest.fail(f"{message}\n{output}")
         pytest.skip(message)

@@ -101,7 +101,11 @@ def _handler(proxy: FaultProxy) -> type[BaseHTTPRequestHandler]:
             proxy.authorizations.append(self.headers.get("Authorization", ""))
             if self.command == "POST" and self.path == "/token":
                 proxy.tokens_issued += 1
-                doc = {"access_token": proxy.access_token, "expires_in": 3600, "token_type": "Bearer"}
+                doc = {
+                    "access_token": proxy.access_token,
+                    "expires_in": 3600,
+                    "token_type": "Bearer",
+                }
                 data = json.dumps(doc).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
@@ -140,7 +144,7 @@ def _handler(proxy: FaultProxy) -> type[BaseHTTPRequestHandler]:
             finally:
                 conn.close()
 
-        do_GET = do_HEAD = do_POST = do_PUT = do_DELETE = _serve
+        do_GET = do_HEAD = do_POST = do_PUT = do_DELETE = _serve  # noqa: N815 - the base's names
 
     return Handler
 

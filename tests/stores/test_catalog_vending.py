@@ -23,7 +23,10 @@ from tests.catalog.standin import StandInCatalog
 from tests.stores.conftest import Store, emulators
 from tests.stores.test_report_parity import _normalise, storage_args
 
-__all__ = ["_no_ambient_catalog_settings", "uc"]  # the stand-in's fixtures, as tests/catalog has them
+__all__ = [
+    "_no_ambient_catalog_settings",
+    "uc",
+]  # the stand-in's fixtures, as tests/catalog has them
 
 pytestmark = [pytest.mark.objectstore, pytest.mark.corpus]
 

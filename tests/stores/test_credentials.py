@@ -140,7 +140,11 @@ def test_s3_skip_signature_sends_unsigned_requests_and_a_refusal_asks_for_creden
     s3: Store,
 ) -> None:
     """moto's server refuses an unsigned GET of a private object with 403 AccessDenied."""
-    options = {"AWS_ENDPOINT_URL": s3.proxy.url, "AWS_ALLOW_HTTP": "true", "AWS_SKIP_SIGNATURE": "true"}
+    options = {
+        "AWS_ENDPOINT_URL": s3.proxy.url,
+        "AWS_ALLOW_HTTP": "true",
+        "AWS_SKIP_SIGNATURE": "true",
+    }
     remote = FsspecLogStore.from_uri(f"s3://corpus/tables/{TABLE}", options, backoff_seconds=0.01)
     assert remote.fs.connection.credential == "anonymous access"
     with pytest.raises(StorageError) as info:
@@ -195,7 +199,9 @@ def test_gcs_service_account_is_exchanged_for_a_token_that_reaches_the_store(
     else:
         monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(path))
     remote = FsspecLogStore.from_uri(f"gs://corpus/tables/{TABLE}", options)
-    assert "reader@lake-project.iam.gserviceaccount.com" in remote.fs.connection.describe_credential()
+    assert (
+        "reader@lake-project.iam.gserviceaccount.com" in remote.fs.connection.describe_credential()
+    )
     _reads_like_local(remote, corpus_dir)
     assert gcs.proxy.tokens_issued >= 1
     assert f"Bearer {gcs.proxy.access_token}" in gcs.proxy.authorizations
@@ -230,6 +236,6 @@ def test_gcs_a_key_that_is_not_json_is_a_usage_error_that_never_quotes_it(
             "GOOGLE_SERVICE_ACCOUNT_KEY=-----BEGIN PRIVATE KEY-----not-json-secret",
         ]
     )
-    out, err = capsys.readouterr()
+    _, err = capsys.readouterr()
     assert code == 2
     assert "GOOGLE_SERVICE_ACCOUNT_KEY is not JSON" in err and "not-json-secret" not in err

@@ -83,7 +83,6 @@ def test_throttling_that_does_not_end_is_one_line_after_a_bounded_number_of_trie
     store: Store, corpus_on: Callable[[Store], dict[str, Path]]
 ) -> None:
     remote = _open(store, corpus_on)
-    status, code, _ = FAULTS["throttled"][store.kind]
     store.proxy.inject(*FAULTS["throttled"][store.kind])
     message = _failure(remote)
     assert message.startswith(f"{remote.uri}: listing _delta_log: ")

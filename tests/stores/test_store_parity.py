@@ -85,9 +85,7 @@ def test_a_table_under_a_folder_with_spaces_reads_encoded_or_not(
 ) -> None:
     local = corpus_dir / "delta__multi-part-checkpoint"
     store.upload(local, "dir with space/mp", bucket="odd-names")
-    remote = FsspecLogStore.from_uri(
-        store.url(f"{spelling}/mp", bucket="odd-names"), store.options
-    )
+    remote = FsspecLogStore.from_uri(store.url(f"{spelling}/mp", bucket="odd-names"), store.options)
     assert_same_log(remote, FsspecLogStore.from_uri(str(local)))
 
 

@@ -106,7 +106,9 @@ def connect(
     """Pick endpoint and credential. Pure: no network, no SDK objects (a key file is read)."""
     display = url.display_uri
     given = OPTIONS.normalize(options)
-    env = OPTIONS.from_env({k: v for k, v in environ.items() if k in _ENV_NAMES}, ("GOOGLE_", "STORAGE_"))
+    env = OPTIONS.from_env(
+        {k: v for k, v in environ.items() if k in _ENV_NAMES}, ("GOOGLE_", "STORAGE_")
+    )
     settings, source = settings_with_sources(given, env, CREDENTIALS)
     anonymous = parse_bool("skip_signature", settings.get("skip_signature", "false"))
     allow_http = parse_bool("allow_http", settings.get("allow_http", "false"))

@@ -62,7 +62,10 @@ class GcsErrorClassifier:
         for cause in causes(exc):
             if isinstance(cause, HttpError) and cause.code == 401 and not self.anonymous:
                 # GCS says "Invalid Credentials" alike for a revoked and an expired token
-                return f"authentication failed: {self.credential} was rejected or has expired (401)", False
+                return (
+                    f"authentication failed: {self.credential} was rejected or has expired (401)",
+                    False,
+                )
             if isinstance(cause, HttpError):
                 failure = Failure(status=cause.code, code="", text=str(cause.message or ""))
                 return http_reason(failure, credential=self.credential, anonymous=self.anonymous)
@@ -100,15 +103,15 @@ def _token(conn: GcsConnection) -> Any:
     if conn.credential == "OAuth token":
         from google.oauth2.credentials import Credentials  # noqa: PLC0415
 
-        return Credentials(token=s["oauth_token"])
+        return Credentials(token=s["oauth_token"])  # type: ignore[no-untyped-call]
     if conn.service_account.get("type") == "service_account":
         from google.oauth2 import service_account  # noqa: PLC0415
 
-        return service_account.Credentials.from_service_account_info(
+        return service_account.Credentials.from_service_account_info(  # type: ignore[no-untyped-call]
             dict(conn.service_account), scopes=[READ_ONLY]
         )
     if conn.service_account:  # an authorized-user or external-account file
-        found, _ = google.auth.load_credentials_from_dict(
+        found, _ = google.auth.load_credentials_from_dict(  # type: ignore[no-untyped-call]
             dict(conn.service_account), scopes=[READ_ONLY]
         )
         return found
@@ -121,7 +124,9 @@ class GcsLogFileSystem(GCSFileSystem):  # type: ignore[misc]  # gcsfs is untyped
 
     cachable = False  # a forensic read must never see another store's cached listing
 
-    def __init__(self, *, connection: GcsConnection, classify: GcsErrorClassifier, token: Any) -> None:
+    def __init__(
+        self, *, connection: GcsConnection, classify: GcsErrorClassifier, token: Any
+    ) -> None:
         self.connection = connection
         self.classify = classify
         super().__init__(
@@ -155,7 +160,7 @@ class GcsLogFileSystem(GCSFileSystem):  # type: ignore[misc]  # gcsfs is untyped
             await self._call("GET", "b/{}", self.connection.bucket, json_out=True)
         except FileNotFoundError:
             return False
-        except Exception:  # noqa: BLE001 - listing already said "not found"; let that stand
+        except Exception:  # listing already said "not found"; let that stand
             return True
         return True
 
@@ -201,7 +206,9 @@ def resolve(uri: str, options: Mapping[str, str]) -> ResolvedLocation:
     except google.auth.exceptions.GoogleAuthError as exc:
         raise StorageError(conn.display_uri, classify(exc)) from None
     except ValueError as exc:  # google-auth refuses a malformed key
-        raise UsageError(f"{conn.display_uri}: invalid Google credentials: {classify(exc)}") from None
+        raise UsageError(
+            f"{conn.display_uri}: invalid Google credentials: {classify(exc)}"
+        ) from None
     fs = GcsLogFileSystem(connection=conn, classify=classify, token=token)
     return ResolvedLocation(fs=fs, root=conn.root, display_uri=conn.display_uri, classify=classify)
 
