@@ -32,11 +32,15 @@ class BucketUrl:
 
 
 def parse_bucket_url(uri: str) -> BucketUrl:
+    scheme, _, rest = uri.strip().partition("://")
+    authority = rest.split("/", 1)[0]
+    if "@" in authority or (":" in authority and "@" in rest):
+        # s3://KEY:SECRET@bucket/...: an old boto habit (a secret may hold "/"); never echoed
+        shown = f"{scheme}://{rest.rpartition('@')[2].split('?', 1)[0]}"
+        raise UsageError(f"{shown}: credentials in the URL are not used; pass storage options")
     parts = urlsplit(uri.strip())
-    _, at, bucket = parts.netloc.rpartition("@")
+    bucket = parts.netloc
     display = f"{parts.scheme}://{bucket}{parts.path}"
-    if at:  # s3://KEY:SECRET@bucket/...: an old boto habit; the secret must not be echoed
-        raise UsageError(f"{display}: credentials in the URL are not used; pass storage options")
     segments = [unquote(s) for s in parts.path.split("/") if s]
     if segments and segments[-1] == "_delta_log":
         segments.pop()
@@ -161,7 +165,10 @@ def http_reason(failure: Failure, *, credential: str, anonymous: bool) -> tuple[
     said = f"{code} {text}".lower()
     shown = code or str(status)
     if status >= 500 or status in (408, 429) or any(w in said for w in _TRANSIENT_CODES):
-        return f"service temporarily unavailable (HTTP {status} {code})".rstrip(), True
+        return (
+            f"service temporarily unavailable (HTTP {' '.join(filter(None, (str(status), code)))})",
+            True,
+        )
     if any(w in said for w in _EXPIRED) and status in (400, 401, 403):
         return f"authentication failed: {credential} has expired ({shown})", False
     if status == 401 or any(w in said for w in _REJECTED):
@@ -174,7 +181,7 @@ def http_reason(failure: Failure, *, credential: str, anonymous: bool) -> tuple[
         return f"not authorised: {credential} lacks permission for this ({shown})", False
     if status == 404:
         return ("bucket not found" if "bucket" in said else "path not found"), False
-    return f"HTTP {status} {code}: {first_line(failure.text)}".replace("  ", " "), False
+    return f"HTTP {' '.join(filter(None, (str(status), code)))}: {first_line(failure.text)}", False
 
 
 def network_reason(exc: BaseException, host: str) -> tuple[str, bool] | None:

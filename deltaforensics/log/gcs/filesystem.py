@@ -67,7 +67,8 @@ class GcsErrorClassifier:
                     False,
                 )
             if isinstance(cause, HttpError):
-                failure = Failure(status=cause.code, code="", text=str(cause.message or ""))
+                said = str(cause.message or "").removesuffix(f", {cause.code}")
+                failure = Failure(status=cause.code, code="", text=said)
                 return http_reason(failure, credential=self.credential, anonymous=self.anonymous)
             if isinstance(cause, google.auth.exceptions.RefreshError):
                 expired = "expired" if "expired" in str(cause).lower() else "was rejected"
