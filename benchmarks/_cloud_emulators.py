@@ -12,14 +12,16 @@ benchmarks/_azurite.py). Both come with the ``[dev]`` extra, so nothing is insta
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
 import urllib.error
 import urllib.request
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # loaded by path from tests/ too
+from _azurite import Azurite, free_port
 
 # moto's server takes any key pair; these are the documented fake values moto's own docs use.
 S3_KEY_ID = "testing-key-id"
@@ -27,44 +29,16 @@ S3_SECRET = "testing-secret-key-0123456789"
 S3_REGION = "us-east-1"
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @dataclass
-class Emulator:
-    """A running emulator. ``stop()`` ends the process this object started, and only it."""
+class Emulator(Azurite):
+    """A running emulator (the Azurite starter's process handling: ``stop()`` ends the process
+    this object started, and only it)."""
 
-    kind: str  # "s3" or "gcs"
-    port: int
-    process: subprocess.Popen[bytes]
-    log_path: Path
-    _stopped: bool = field(default=False, repr=False)
+    kind: str = ""  # "s3" or "gcs"
 
     @property
     def endpoint(self) -> str:
         return f"http://127.0.0.1:{self.port}"
-
-    def log_tail(self, lines: int = 20) -> str:
-        try:
-            text = self.log_path.read_text(errors="replace")
-        except OSError:
-            return ""
-        return "\n".join(text.splitlines()[-lines:])
-
-    def stop(self) -> None:
-        if self._stopped:
-            return
-        self._stopped = True
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=10)
 
 
 def _answers(url: str) -> bool:
@@ -96,7 +70,7 @@ def start_emulator(kind: str, workdir: Path, *, timeout: float = 60.0) -> Emulat
     workdir.mkdir(parents=True, exist_ok=True)
     failure = ""
     for attempt in range(3):
-        port = _free_port()
+        port = free_port()
         argv, probe = _command(kind, port)
         log_path = workdir / f"{kind}-{port}.log"
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
@@ -109,7 +83,7 @@ def start_emulator(kind: str, workdir: Path, *, timeout: float = 60.0) -> Emulat
                 stdin=subprocess.DEVNULL,
                 env=env,
             )
-        emulator = Emulator(kind=kind, port=port, process=process, log_path=log_path)
+        emulator = Emulator(port=port, process=process, log_path=log_path, kind=kind)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline and process.poll() is None:
             if _answers(f"{emulator.endpoint}{probe}"):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import socket
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from deltaforensics.errors import UsageError
@@ -129,6 +130,69 @@ def settings_with_sources(
     return {**env, **given}, source
 
 
+@dataclass(frozen=True, slots=True)
+class BucketErrorClassifier:
+    """``classify`` hook: any exception -> one short reason, redacted, naming the host; each
+    store says what its SDK's errors mean in ``_reason``."""
+
+    host: str
+    credential: str
+    anonymous: bool
+    secrets: Mapping[str, str] = field(repr=False)
+
+    def __call__(self, exc: BaseException) -> str:
+        return self.reason(exc)[0]
+
+    def reason(self, exc: BaseException) -> tuple[str, bool]:
+        """The safe reason, and whether a retry may help."""
+        if isinstance(exc, BucketIOError):
+            return str(exc), exc.transient
+        found = self._reason(exc)
+        if found is None:
+            found = network_reason(exc, self.host)
+        if found is None:
+            found = (
+                ("path not found", False)
+                if isinstance(exc, FileNotFoundError)
+                else (f"{type(exc).__name__}: {first_line(exc)}", False)
+            )
+        return redact(found[0], self.secrets), found[1]
+
+    def _reason(self, exc: BaseException) -> tuple[str, bool] | None:
+        raise NotImplementedError
+
+    def io_error(self, exc: BaseException) -> BucketIOError:
+        reason, transient = self.reason(exc)
+        return BucketIOError(reason, transient=transient)
+
+
+class ClassifiedReads:
+    """Mixin before an fsspec filesystem: reads and stats fail as :class:`BucketIOError`
+    (one safe line), except "not found", which storage.py words itself. ``sdk_errors`` are
+    the exceptions the SDK raises besides ``OSError``."""
+
+    classify: BucketErrorClassifier
+    sdk_errors: tuple[type[BaseException], ...] = ()
+
+    async def _cat_file(self, path: str, *args: Any, **kwargs: Any) -> Any:
+        errors: tuple[type[BaseException], ...] = (OSError, *self.sdk_errors)
+        try:
+            return await super()._cat_file(path, *args, **kwargs)  # type: ignore[misc]
+        except FileNotFoundError:
+            raise
+        except errors as exc:
+            raise self.classify.io_error(exc) from None
+
+    async def _info(self, path: str, *args: Any, **kwargs: Any) -> Any:
+        errors: tuple[type[BaseException], ...] = (OSError, *self.sdk_errors)
+        try:
+            return await super()._info(path, *args, **kwargs)  # type: ignore[misc]
+        except FileNotFoundError:
+            raise
+        except errors as exc:
+            raise self.classify.io_error(exc) from None
+
+
 class BucketIOError(OSError):
     """A store failure reduced to one safe line; ``transient`` tells storage.py to retry."""
 
@@ -219,14 +283,11 @@ def first_line(exc: BaseException | str) -> str:
     return lines[0][:200] if lines else type(exc).__name__
 
 
-def safe(reason: str, secrets: Mapping[str, str]) -> str:
-    """``reason`` with every secret of ``secrets`` (storage options) taken out."""
-    return redact(reason, secrets)
-
-
 __all__ = [
+    "BucketErrorClassifier",
     "BucketIOError",
     "BucketUrl",
+    "ClassifiedReads",
     "Failure",
     "OptionTable",
     "causes",
@@ -234,6 +295,5 @@ __all__ = [
     "http_reason",
     "network_reason",
     "parse_bucket_url",
-    "safe",
     "settings_with_sources",
 ]

@@ -24,24 +24,13 @@ from typing import Any
 
 import pytest
 
+from tests.azure.conftest import CORPUS_TABLES
 from tests.stores.fault_proxy import FaultProxy, serving
 
 REPO = Path(__file__).resolve().parents[2]
 STORES = ("adls", "s3", "gcs")
 BUCKET = "corpus"
-
-# Diverse real logs, as in tests/azure: multi-part and classic checkpoints, V2 checkpoints with
-# sidecars (parquet and JSON), a junk sub-folder, compacted log files, _staged_commits.
-CORPUS_TABLES = (
-    "delta__multi-part-checkpoint",
-    "kernelrs__v2-checkpoints-parquet-with-sidecars",
-    "delta__v2-checkpoint-json",
-    "deltars__checkpoint-v2-table",
-    "delta__catalog-owned-preview",
-    "deltars__checkpoint_with_partitions",
-    "kernelrs__compacted-log-files-table",
-    "delta__basic-dv-with-checkpoint",
-)
+__all__ = ["CORPUS_TABLES"]  # the real logs tests/azure uploads, uploaded to every store here
 
 
 def _load(name: str) -> ModuleType:

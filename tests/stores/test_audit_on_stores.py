@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from deltaforensics.cli import main
+from tests.azure.test_audit_on_azurite import _report
 from tests.conftest import SAMPLE_LOGS
 from tests.stores.conftest import Store
 
@@ -30,12 +30,6 @@ def _config(path: Path, options: dict[str, str], tables: dict[str, str]) -> Path
         text += f'[[tables]]\nname = "{name}"\nuri = "{uri}"\n{storage}'
     path.write_text(text)
     return path
-
-
-def _report(out: Path, name: str) -> dict[str, Any]:
-    doc = json.loads((out / "reports" / f"{name}.json").read_text())
-    uri = doc["table"]["uri"]
-    return json.loads(json.dumps(doc).replace(uri, "<uri>"))
 
 
 def test_audit_reads_each_store_through_a_storage_section(

@@ -18,10 +18,11 @@ from typing import Any
 import pytest
 
 from deltaforensics.cli import main
+from tests.azure.test_report_parity import _normalise
 from tests.catalog.conftest import _no_ambient_catalog_settings, uc
 from tests.catalog.standin import StandInCatalog
 from tests.stores.conftest import Store, emulators
-from tests.stores.test_report_parity import _normalise, storage_args
+from tests.stores.test_report_parity import storage_args
 
 __all__ = [
     "_no_ambient_catalog_settings",

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from deltaforensics.cli import main
+from tests.azure.test_report_parity import _normalise, _options
 from tests.conftest import SAMPLE_LOGS
 from tests.stores.conftest import CORPUS_TABLES, Store
 
@@ -48,16 +49,8 @@ def _run(capsys: pytest.CaptureFixture[str], args: list[str]) -> tuple[int, Any]
     return code, (json.loads(out) if code == 0 else err)
 
 
-def _normalise(doc: Any, uri: str) -> Any:
-    text = json.dumps(doc, sort_keys=True).replace(json.dumps(uri)[1:-1], "<table>")
-    out = json.loads(text)
-    if isinstance(out.get("generator"), dict):
-        out["generator"] = "<generator>"
-    return out
-
-
 def storage_args(options: dict[str, str]) -> list[str]:
-    return [arg for k, v in options.items() for arg in ("--storage-option", f"{k}={v}")]
+    return _options(options)
 
 
 @pytest.mark.parametrize(

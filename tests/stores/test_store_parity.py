@@ -10,7 +10,9 @@ from urllib.parse import unquote
 
 import pytest
 
-from deltaforensics.log.storage import FsspecLogStore, StoredFile
+from deltaforensics.log.storage import FsspecLogStore
+from tests.azure.test_store_parity import _assert_same_log as assert_same_log
+from tests.azure.test_store_parity import _by_name
 from tests.stores.conftest import CORPUS_TABLES, Store
 
 pytestmark = [pytest.mark.objectstore, pytest.mark.corpus]
@@ -20,18 +22,6 @@ FILESYSTEMS = {
     "s3": "S3LogFileSystem",
     "gcs": "GcsLogFileSystem",
 }
-
-
-def _by_name(files: list[StoredFile]) -> list[StoredFile]:
-    return sorted(files, key=lambda f: f.name)
-
-
-def assert_same_log(remote: FsspecLogStore, local: FsspecLogStore) -> None:
-    listed = _by_name(local.list_log())
-    assert _by_name(remote.list_log()) == listed
-    names = [f.name for f in listed if not f.name.endswith("/")]
-    assert remote.read_many(names) == local.read_many(names)
-    assert remote.read(names[-1]) == local.read(names[-1])
 
 
 @pytest.mark.parametrize("table", CORPUS_TABLES)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 import google.auth
@@ -23,14 +22,12 @@ from gcsfs.retry import HttpError
 
 from deltaforensics.errors import StorageError, UsageError
 from deltaforensics.log.buckets import (
-    BucketIOError,
+    BucketErrorClassifier,
+    ClassifiedReads,
     Failure,
     causes,
-    first_line,
     http_reason,
-    network_reason,
     parse_bucket_url,
-    safe,
 )
 from deltaforensics.log.gcs.connection import GcsConnection, connect
 from deltaforensics.log.resolved_location import ResolvedLocation
@@ -40,25 +37,13 @@ READ_ONLY = "https://www.googleapis.com/auth/devstorage.read_only"
 _REQUEST_ONCE = GCSFileSystem._request.__wrapped__
 
 
-@dataclass(frozen=True, slots=True)
-class GcsErrorClassifier:
-    """``classify`` hook: any exception -> one short reason, redacted, naming the host."""
+class GcsErrorClassifier(BucketErrorClassifier):
+    """gcsfs's errors (``HttpError`` with a status, ``OSError("Forbidden: ...")`` for 403) and
+    google-auth's."""
 
-    host: str
-    credential: str
-    anonymous: bool
-    secrets: Mapping[str, str] = field(repr=False)
+    __slots__ = ()
 
-    def __call__(self, exc: BaseException) -> str:
-        return self.reason(exc)[0]
-
-    def reason(self, exc: BaseException) -> tuple[str, bool]:
-        found = self._reason(exc)
-        return safe(found[0], self.secrets), found[1]
-
-    def _reason(self, exc: BaseException) -> tuple[str, bool]:
-        if isinstance(exc, BucketIOError):
-            return str(exc), exc.transient
+    def _reason(self, exc: BaseException) -> tuple[str, bool] | None:
         for cause in causes(exc):
             if isinstance(cause, HttpError) and cause.code == 401 and not self.anonymous:
                 # GCS says "Invalid Credentials" alike for a revoked and an expired token
@@ -84,16 +69,7 @@ class GcsErrorClassifier:
                 detail = text.split("\n", 1)[1] if "\n" in text else ""
                 failure = Failure(status=403, code="", text=detail)
                 return http_reason(failure, credential=self.credential, anonymous=self.anonymous)
-        network = network_reason(exc, self.host)
-        if network is not None:
-            return network
-        if isinstance(exc, FileNotFoundError):
-            return "path not found", False
-        return f"{type(exc).__name__}: {first_line(exc)}", False
-
-    def io_error(self, exc: BaseException) -> BucketIOError:
-        reason, transient = self.reason(exc)
-        return BucketIOError(reason, transient=transient)
+        return None
 
 
 def _token(conn: GcsConnection) -> Any:
@@ -120,9 +96,10 @@ def _token(conn: GcsConnection) -> Any:
     return found
 
 
-class GcsLogFileSystem(GCSFileSystem):  # type: ignore[misc]  # gcsfs is untyped
+class GcsLogFileSystem(ClassifiedReads, GCSFileSystem):  # type: ignore[misc]  # gcsfs is untyped
     """gcsfs with our endpoint, credential and timeouts, and readable failures."""
 
+    sdk_errors = (Exception,)  # gcsfs raises OSError, ValueError, HttpError, google-auth's
     cachable = False  # a forensic read must never see another store's cached listing
 
     def __init__(
@@ -171,22 +148,6 @@ class GcsLogFileSystem(GCSFileSystem):  # type: ignore[misc]  # gcsfs is untyped
         return StorageError(
             conn.display_uri, f"bucket '{conn.bucket}' not found at {conn.host}{hint}"
         )
-
-    async def _cat_file(self, path: str, *args: Any, **kwargs: Any) -> Any:
-        try:
-            return await super()._cat_file(path, *args, **kwargs)
-        except FileNotFoundError:
-            raise
-        except Exception as exc:  # as in _ls
-            raise self.classify.io_error(exc) from None
-
-    async def _info(self, path: str, *args: Any, **kwargs: Any) -> Any:
-        try:
-            return await super()._info(path, *args, **kwargs)
-        except FileNotFoundError:
-            raise
-        except Exception as exc:  # as in _ls
-            raise self.classify.io_error(exc) from None
 
 
 def resolve(uri: str, options: Mapping[str, str]) -> ResolvedLocation:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from aiobotocore.session import AioSession
@@ -20,14 +19,13 @@ from s3fs import S3FileSystem
 
 from deltaforensics.errors import StorageError
 from deltaforensics.log.buckets import (
-    BucketIOError,
+    BucketErrorClassifier,
+    ClassifiedReads,
     Failure,
     causes,
     first_line,
     http_reason,
-    network_reason,
     parse_bucket_url,
-    safe,
 )
 from deltaforensics.log.resolved_location import ResolvedLocation
 from deltaforensics.log.s3.connection import S3Connection, connect
@@ -35,31 +33,18 @@ from deltaforensics.log.s3.connection import S3Connection, connect
 READ_ONLY_SESSION = "deltaforensics"
 
 
-@dataclass(frozen=True, slots=True)
-class S3ErrorClassifier:
-    """``classify`` hook: any exception -> one short reason, redacted, naming the host."""
+class S3ErrorClassifier(BucketErrorClassifier):
+    """botocore's errors (an HTTP status and S3's error code, or no credentials found)."""
 
-    host: str
-    credential: str
-    anonymous: bool
-    secrets: Mapping[str, str] = field(repr=False)
+    __slots__ = ()
 
-    def __call__(self, exc: BaseException) -> str:
-        return self.reason(exc)[0]
-
-    def reason(self, exc: BaseException) -> tuple[str, bool]:
-        found = self._reason(exc)
-        return safe(found[0], self.secrets), found[1]
-
-    def _reason(self, exc: BaseException) -> tuple[str, bool]:
-        if isinstance(exc, BucketIOError):
-            return str(exc), exc.transient
-        for cause in causes(exc):
+    def _reason(self, exc: BaseException) -> tuple[str, bool] | None:
+        chain = list(causes(exc))
+        for cause in chain:
             if isinstance(cause, ClientError):
                 return http_reason(
                     _failure(cause), credential=self.credential, anonymous=self.anonymous
                 )
-        chain = list(causes(exc))
         names = {type(c).__name__ for c in chain}
         if names & {"NoCredentialsError", "PartialCredentialsError"}:
             return (
@@ -71,18 +56,9 @@ class S3ErrorClassifier:
             return f"authentication failed: {first_line(exc)}", False
         if "CredentialRetrievalError" in names:
             return f"authentication failed: {self.credential} could not get credentials", False
-        network = network_reason(exc, self.host)
-        if network is not None:
-            return network
-        if isinstance(exc, FileNotFoundError):
-            return "path not found", False
         if isinstance(exc, PermissionError):
             return f"not authorised: {self.credential} lacks permission for this", False
-        return f"{type(exc).__name__}: {first_line(exc)}", False
-
-    def io_error(self, exc: BaseException) -> BucketIOError:
-        reason, transient = self.reason(exc)
-        return BucketIOError(reason, transient=transient)
+        return None
 
 
 def _failure(exc: ClientError) -> Failure:
@@ -142,9 +118,10 @@ def _credentials(conn: S3Connection) -> dict[str, Any]:
     return {}  # botocore's default chain
 
 
-class S3LogFileSystem(S3FileSystem):  # type: ignore[misc]  # s3fs is untyped
+class S3LogFileSystem(ClassifiedReads, S3FileSystem):  # type: ignore[misc]  # s3fs is untyped
     """s3fs with our endpoint, credential, timeouts and concurrency, and readable failures."""
 
+    sdk_errors = (ClientError, BotoCoreError)
     cachable = False  # a forensic read must never see another store's cached listing
 
     def __init__(
@@ -196,22 +173,6 @@ class S3LogFileSystem(S3FileSystem):  # type: ignore[misc]  # s3fs is untyped
         return StorageError(
             conn.display_uri, f"bucket '{conn.bucket}' not found at {conn.host}{hint}"
         )
-
-    async def _cat_file(self, path: str, *args: Any, **kwargs: Any) -> Any:
-        try:
-            return await super()._cat_file(path, *args, **kwargs)
-        except FileNotFoundError:
-            raise
-        except (OSError, ClientError, BotoCoreError) as exc:
-            raise self.classify.io_error(exc) from None
-
-    async def _info(self, path: str, *args: Any, **kwargs: Any) -> Any:
-        try:
-            return await super()._info(path, *args, **kwargs)
-        except FileNotFoundError:
-            raise
-        except (OSError, ClientError, BotoCoreError) as exc:
-            raise self.classify.io_error(exc) from None
 
 
 def resolve(uri: str, options: Mapping[str, str]) -> ResolvedLocation:
