@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from deltaforensics.errors import UsageError
+from deltaforensics.errors import StorageError, UsageError
 from deltaforensics.log.options import redact
 
 
@@ -172,7 +172,15 @@ class ClassifiedReads:
     the exceptions the SDK raises besides ``OSError``."""
 
     classify: BucketErrorClassifier
+    connection: Any  # the store's connection: bucket, host, display_uri
     sdk_errors: tuple[type[BaseException], ...] = ()
+
+    def _no_bucket(self) -> StorageError:
+        conn = self.connection
+        hint = " (or it is private: no credentials were given)" if self.classify.anonymous else ""
+        return StorageError(
+            conn.display_uri, f"bucket '{conn.bucket}' not found at {conn.host}{hint}"
+        )
 
     async def _cat_file(self, path: str, *args: Any, **kwargs: Any) -> Any:
         errors: tuple[type[BaseException], ...] = (OSError, *self.sdk_errors)

@@ -142,13 +142,6 @@ class GcsLogFileSystem(ClassifiedReads, GCSFileSystem):  # type: ignore[misc]  #
             return True
         return True
 
-    def _no_bucket(self) -> StorageError:
-        conn = self.connection
-        hint = " (or it is private: no credentials were given)" if self.classify.anonymous else ""
-        return StorageError(
-            conn.display_uri, f"bucket '{conn.bucket}' not found at {conn.host}{hint}"
-        )
-
 
 def resolve(uri: str, options: Mapping[str, str]) -> ResolvedLocation:
     """The ``location.resolve_remote`` entry point for ``gs://`` and ``gcs://``."""

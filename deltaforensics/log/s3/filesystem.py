@@ -167,13 +167,6 @@ class S3LogFileSystem(ClassifiedReads, S3FileSystem):  # type: ignore[misc]  # s
                 entry.setdefault("last_modified", entry["LastModified"])
         return entries
 
-    def _no_bucket(self) -> StorageError:
-        conn = self.connection
-        hint = " (or it is private: no credentials were given)" if self.classify.anonymous else ""
-        return StorageError(
-            conn.display_uri, f"bucket '{conn.bucket}' not found at {conn.host}{hint}"
-        )
-
 
 def resolve(uri: str, options: Mapping[str, str]) -> ResolvedLocation:
     """The ``location.resolve_remote`` entry point for ``s3://`` and ``s3a://``."""
