@@ -49,7 +49,7 @@ def ensure_azurite() -> tuple[str | None, str]:
     return (find_azurite_blob() if done.returncode == 0 else None), output
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
@@ -111,7 +111,7 @@ def start_azurite(exe: str, workdir: Path, *, timeout: float = 60.0, attempts: i
     workdir.mkdir(parents=True, exist_ok=True)
     failure = ""
     for attempt in range(attempts):
-        port = _free_port()
+        port = free_port()
         log_path = workdir / f"azurite-{port}.log"
         with log_path.open("wb") as log:
             process = subprocess.Popen(

@@ -1,9 +1,10 @@
 """Remote table locations: URL form -> (filesystem, root, credential-free display URI).
 
-ADLS specifics live in :mod:`deltaforensics.log.azure`; ``memory://`` (an in-process filesystem,
+ADLS specifics live in :mod:`deltaforensics.log.azure`, S3's in :mod:`deltaforensics.log.s3` and
+GCS's in :mod:`deltaforensics.log.gcs`; ``memory://`` (an in-process filesystem,
 for tests and embedding) and a filesystem the embedding program registered with fsspec itself go
-straight through ``fsspec.core.url_to_fs``. Every other scheme is refused before any client is made: ``s3://`` or a plain ``http://`` once reached fsspec and
-failed late and obscurely (a 403, "install s3fs") although this tool does not read them.
+straight through ``fsspec.core.url_to_fs``. Every other scheme is refused before any client is
+made: a plain ``http://`` once reached fsspec and failed late and obscurely (a 403).
 """
 
 from __future__ import annotations
@@ -17,8 +18,10 @@ from deltaforensics.errors import StorageError, UsageError
 from deltaforensics.log.resolved_location import ResolvedLocation, plain_reason
 
 AZURE_SCHEMES = ("abfs", "abfss", "az", "azure", "wasb", "wasbs")
+S3_SCHEMES = ("s3", "s3a")
+GCS_SCHEMES = ("gs", "gcs")
 SUPPORTED_FORMS = (
-    "a local path, file://, abfss://, abfs://, az://, azure://, wasbs://, wasb://, "
+    "a local path, file://, s3://, s3a://, gs://, abfss://, abfs://, az://, azure://, wasbs://, wasb://, "
     "https://ACCOUNT.dfs.core.windows.net/CONTAINER/PATH (or .blob., a sovereign cloud's "
     "suffix, onelake.dfs.fabric.microsoft.com)"
 )
@@ -34,6 +37,14 @@ def resolve_remote(uri: str, storage_options: dict[str, str]) -> ResolvedLocatio
         from deltaforensics.log import azure  # noqa: PLC0415 - adlfs is heavy to import
 
         return azure.resolve(uri, storage_options)
+    if scheme in S3_SCHEMES:
+        from deltaforensics.log.s3 import filesystem as s3  # noqa: PLC0415 - s3fs is heavy too
+
+        return s3.resolve(uri, storage_options)
+    if scheme in GCS_SCHEMES:
+        from deltaforensics.log.gcs import filesystem as gcs  # noqa: PLC0415 - so is gcsfs
+
+        return gcs.resolve(uri, storage_options)
     if not _registered_in_process(scheme):
         raise unsupported_location(scheme, host)
     try:
@@ -46,7 +57,7 @@ def resolve_remote(uri: str, storage_options: dict[str, str]) -> ResolvedLocatio
 def _registered_in_process(scheme: str) -> bool:
     """``memory://``, or a filesystem the embedding program registered with fsspec itself
     (``fsspec.register_implementation``): it chose that store knowingly. fsspec's own catalogue
-    of protocols (s3, gcs, http, ...) is what this tool does not read."""
+    of protocols (http, hdfs, ...) is what this tool does not read."""
     return scheme == "memory" or (scheme in registry and scheme not in known_implementations)
 
 

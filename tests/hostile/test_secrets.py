@@ -164,3 +164,123 @@ def test_a_catalog_token_and_a_vended_sas_never_leak(
     assert "main.sales.orders" in text or "fakeaccount" in text
     for secret in (TOKEN, VENDED, "VendedSecretSignature"):
         assert secret not in text
+
+
+# S3 and GCS (issue #36): the same channels; every request goes to port 9 and fails.
+S3_SECRET = "S3SecretAccessKeyVeryPrivate0123456789"
+S3_TOKEN = "IQoJb3JpZ2luS3SessionTokenVeryPrivate"
+GCS_TOKEN = "ya29.GcsOAuthTokenVeryPrivate0123"
+S3_OPTIONS = [
+    "AWS_ACCESS_KEY_ID=AKIAFAKEKEYID0000001",
+    f"AWS_SECRET_ACCESS_KEY={S3_SECRET}",
+    f"AWS_SESSION_TOKEN={S3_TOKEN}",
+    "AWS_ENDPOINT_URL=http://127.0.0.1:9",
+    "AWS_ALLOW_HTTP=true",
+]
+
+
+def _gcs_key() -> tuple[str, str]:
+    """A service-account key JSON with a real RSA key; its token endpoint is port 9."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    pem = (
+        rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        .private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+        .decode()
+    )
+    doc = {
+        "type": "service_account",
+        "private_key": pem,
+        "client_email": "reader@p.iam.gserviceaccount.com",
+        "token_uri": "http://127.0.0.1:9/token",
+    }
+    body = pem.splitlines()[5]  # a line of the key's body: what a leak would show
+    return json.dumps(doc), body
+
+
+@pytest.mark.parametrize("debug", [False, True], ids=["plain", "debug"])
+@pytest.mark.parametrize("channel", ["s3-keys", "gcs-service-account-key", "gcs-oauth-token"])
+@pytest.mark.parametrize("command", ["history", "explain"])
+def test_s3_and_gcs_secrets_from_options_never_leak(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    channel: str,
+    debug: bool,
+    command: str,
+) -> None:
+    monkeypatch.setenv("NO_GCE_CHECK", "true")
+    secrets = [S3_SECRET, S3_TOKEN, GCS_TOKEN]
+    if channel == "s3-keys":
+        uri, pairs = "s3://lake/tables/t", S3_OPTIONS
+    elif channel == "gcs-oauth-token":
+        uri, pairs = "gs://lake/tables/t", [f"google_oauth_token={GCS_TOKEN}"]
+    else:
+        key, body = _gcs_key()
+        uri, pairs = "gs://lake/tables/t", [f"GOOGLE_SERVICE_ACCOUNT_KEY={key}"]
+        secrets.append(body)
+    if channel.startswith("gcs"):
+        pairs = [*pairs, "google_endpoint=http://127.0.0.1:9"]
+    args = (["--debug"] if debug else []) + [command, uri]
+    for pair in pairs:
+        args += ["--storage-option", pair]
+    code, text = _run(capsys, *args)
+    assert code == 3, text
+    assert "127.0.0.1:9" in text
+    for secret in secrets:
+        assert secret not in text
+
+
+def test_s3_secrets_from_the_environment_never_leak(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIAFAKEKEYID0000001")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", S3_SECRET)
+    monkeypatch.setenv("AWS_SESSION_TOKEN", S3_TOKEN)
+    monkeypatch.setenv("AWS_ENDPOINT_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("AWS_ALLOW_HTTP", "true")
+    code, text = _run(capsys, "--debug", "snapshot", "s3a://lake/t")
+    assert code == 3 and "connection refused" in text
+    assert S3_SECRET not in text and S3_TOKEN not in text
+
+
+@pytest.mark.parametrize("cloud", ["s3", "gcs"])
+def test_vended_aws_and_gcp_credentials_never_leak(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path, cloud: str
+) -> None:
+    from tests.catalog.standin import StandInCatalog, serving
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("DATABRICKS_CONFIG_FILE", str(tmp_path / ".databrickscfg"))
+    with serving(StandInCatalog(token=TOKEN)) as uc:
+        if cloud == "s3":
+            uc.register("main.sales.orders", "s3://lake/orders")
+            uc.vend = lambda info: {
+                "aws_temp_credentials": {
+                    "access_key_id": "ASIAVENDED0000000001",
+                    "secret_access_key": S3_SECRET,
+                    "session_token": S3_TOKEN,
+                },
+                "expiration_time": 1_900_000_000_000,
+            }
+            endpoint = ["AWS_ENDPOINT_URL=http://127.0.0.1:9", "AWS_ALLOW_HTTP=true"]
+        else:
+            uc.register("main.sales.orders", "gs://lake/orders")
+            uc.vend = lambda info: {
+                "gcp_oauth_token": {"oauth_token": GCS_TOKEN},
+                "expiration_time": 1_900_000_000_000,
+            }
+            endpoint = ["google_endpoint=http://127.0.0.1:9"]
+        monkeypatch.setenv("DATABRICKS_HOST", uc.url)
+        monkeypatch.setenv("DATABRICKS_TOKEN", TOKEN)
+        args = ["--debug", "history", "main.sales.orders"]
+        for pair in endpoint:
+            args += ["--storage-option", pair]
+        code, text = _run(capsys, *args)
+    assert code == 3, text
+    for secret in (TOKEN, S3_SECRET, S3_TOKEN, GCS_TOKEN):
+        assert secret not in text
