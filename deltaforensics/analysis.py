@@ -237,6 +237,23 @@ def _concerns(err: LogCorruptError, names: tuple[str, ...]) -> bool:
     return err.path.startswith("_sidecars/") or any(n in err.path for n in names)
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FailureInput:
+    """Failures Spark recorded outside the table (issue #33), to keep this table's of.
+
+    ``sources`` are read here (files, folders, URLs, with ``storage_options``); ``read`` are
+    failed statements already read (the audit reads its ``[[failures]]`` sources once, from
+    their cursors, for every table). ``since_ms``/``until_ms``: the window (``--since`` /
+    ``--until``); by default the analysed commits' time span
+    (:func:`deltaforensics.failures.explained.window_of`)."""
+
+    sources: tuple[str, ...] = ()
+    storage_options: Mapping[str, str] | None = None
+    since_ms: int | None = None
+    until_ms: int | None = None
+    read: tuple[Any, ...] = ()
+
+
 RECORDED = "commitInfo.isolationLevel"  # a transaction's isolation_source when its commit says
 
 
@@ -266,6 +283,7 @@ class ConflictAnalysis:
     recommendations: tuple[Recommendation, ...] = ()
     recommendations_more: int = 0  # left out of the report (``--all`` shows them)
     recommendations_note: str | None = None  # nothing to prevent, none helps, or sampled
+    harvest: Any = None  # the failures.Harvest of --failures-from / [[failures]], when given
 
     def table_isolation(self) -> TableIsolation:
         """The table's isolation level: its property, else what commits record most, else the
@@ -298,6 +316,7 @@ def analyze(
     window_from: int | None = None,
     listing: LogListing | None = None,
     prefetched: CheckpointPrefetch | None = None,
+    failures: FailureInput | None = None,
 ) -> ConflictAnalysis:
     """Replay the retained history, rebuild per-commit transactions, re-check every race.
 
@@ -323,6 +342,7 @@ def analyze(
         attempts=attempts,
         recommendations=recommendations,
         all_recommendations=all_recommendations,
+        failures=failures,
     )
 
 
@@ -336,6 +356,7 @@ def analyze_loaded(
     attempts: Sequence[AttemptSpec] = (),
     recommendations: bool = True,
     all_recommendations: bool = False,
+    failures: FailureInput | None = None,
 ) -> ConflictAnalysis:
     """The analysis of an already replayed history (from the log, or from an audit's state),
     built with the cycle collector paused (:mod:`deltaforensics.model.collector`)."""
@@ -357,6 +378,9 @@ def analyze_loaded(
         if not a.versions or max(a.versions) >= lo
     ]
     evidence_found, error_conflicts = _error_evidence(error_texts, txns, loaded.replay, diags)
+    harvest = None
+    if failures is not None:
+        error_conflicts, harvest = _harvested(failures, loaded, txns, lo, error_conflicts)
     result = ConflictAnalysis(
         loaded=loaded,
         transactions=txns,
@@ -366,6 +390,7 @@ def analyze_loaded(
         error_conflicts=tuple(error_conflicts),
         error_evidence=tuple(evidence_found),
         attempt_verdicts=tuple(attempt_verdicts(attempts, txns, loaded.replay)),
+        harvest=harvest,
     )
     if not recommendations:
         return result
@@ -468,3 +493,46 @@ def _error_evidence(
             match = match_winner(ev, txns, rep.first_version)
             conflicts.append(explain_error(ev, match, txns))
     return found, conflicts
+
+
+def _harvested(
+    failures: FailureInput,
+    loaded: LoadedLog,
+    txns: Sequence[Any],
+    lo: int,
+    pasted: Sequence[ErrorConflict],
+) -> tuple[list[ErrorConflict], Any]:
+    """This table's conflicts among the failures Spark recorded (read here from
+    ``failures.sources`` when given), merged with the pasted ones
+    (:mod:`deltaforensics.failures.explained`)."""
+    from deltaforensics.failures.explained import (  # noqa: PLC0415
+        analysed_table,
+        table_failures,
+        window_of,
+    )
+    from deltaforensics.sources import read_failures  # noqa: PLC0415
+    from deltaforensics.transactions.decode import json_or_none  # noqa: PLC0415
+
+    rep = loaded.replay
+    rows = rep.core_commits.filter(pl.col("version") >= lo).select("version", "commit_info")
+    table = analysed_table(
+        rep.uri,
+        rep.uri,
+        ((v, json_or_none(text) or {}) for v, text in rows.iter_rows()),
+    )
+    since, until = window_of(table, failures.since_ms, failures.until_ms)
+    read = list(failures.read)
+    for source in failures.sources:
+        read += read_failures(
+            source, storage_options=failures.storage_options, since_ms=since, until_ms=until
+        ).failures
+    found = table_failures(
+        read,
+        table,
+        txns,
+        rep.first_version,
+        pasted=pasted,
+        since_ms=failures.since_ms,
+        until_ms=failures.until_ms,
+    )
+    return list(found.conflicts), found.harvest

@@ -16,27 +16,20 @@ def error_texts(options: AttemptOptions) -> list[tuple[str, str]]:
     return [read_error_text(e) for e in options.error or []]
 
 
-def harvested_texts(
-    options: AttemptOptions, store: Any, storage_options: dict[str, str]
-) -> list[tuple[str, str]]:
-    """``(file, text)`` of every failure a ``--failures-from`` source recorded on this table.
-
-    The smallest wiring (issue #33): a failure belongs to the table when its message or its
-    plan names the table's location; the winner's commitInfo is not matched against the
-    table's commits here (docs/failures.md)."""
+def failure_input(options: AttemptOptions, storage_options: dict[str, str], window: Any) -> Any:
+    """The ``--failures-from`` sources as the analysis reads them (``None``: none given), in
+    the window of ``--since``/``--until`` (``window``: the chosen VersionWindow, or None); the
+    analysis keeps the failures of this table (docs/failures.md)."""
     if not options.failures_from:
-        return []
-    from deltaforensics.failures import TableCommits, harvest_conflicts  # noqa: PLC0415
-    from deltaforensics.sources import read_failures  # noqa: PLC0415
+        return None
+    from deltaforensics.analysis import FailureInput  # noqa: PLC0415
 
-    failures = [
-        f
-        for source in options.failures_from
-        for f in read_failures(source, storage_options=storage_options).failures
-    ]
-    found = harvest_conflicts(failures, [TableCommits(store.uri, store.uri)])
-    texts = {(c.failure.source, c.failure.error_text): None for c in found.conflicts}
-    return list(texts)
+    return FailureInput(
+        sources=tuple(options.failures_from),
+        storage_options=storage_options,
+        since_ms=getattr(window, "since_ms", None),
+        until_ms=getattr(window, "until_ms", None),
+    )
 
 
 def read_error_text(name: str) -> tuple[str, str]:

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from deltaforensics.cli.attempt_specs import attempt_specs, error_texts, harvested_texts
+from deltaforensics.cli.attempt_specs import attempt_specs, error_texts, failure_input
 from deltaforensics.cli.engine_choice import chosen_engine
 from deltaforensics.cli.gate import GatedTable, gate, read_baseline
 from deltaforensics.cli.invocation import invocation_of
@@ -104,7 +104,6 @@ def explain(
     baseline = read_baseline(ci_gate)
     started = datetime.now(UTC)
     store = open_table(table, storage, invocation, catalog)
-    texts += harvested_texts(attempts, store, storage_options(storage, invocation))
     versions = chosen_versions(
         store, window, from_version=from_version, to_version=to_version, error_texts=texts
     )
@@ -122,6 +121,7 @@ def explain(
             window_from=versions.window_from,
             listing=versions.listing,
             prefetched=versions.prefetched,
+            failures=failure_input(attempts, storage_options(storage, invocation), versions.window),
         )
     doc = redacted(explain_document(analysis), redact, analysis.transactions.commit_infos())
     doc = replace(

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from deltaforensics.cli.attempt_specs import attempt_specs, error_texts, harvested_texts
+from deltaforensics.cli.attempt_specs import attempt_specs, error_texts, failure_input
 from deltaforensics.cli.invocation import invocation_of
 from deltaforensics.cli.options import (
     AttemptOptions,
@@ -98,7 +98,6 @@ def whatif(
     specs = attempt_specs(attempts)
     texts = error_texts(attempts)
     store = open_table(table, storage, invocation, catalog)
-    texts += harvested_texts(attempts, store, storage_options(storage, invocation))
     versions = chosen_versions(store, window, from_version=None, to_version=None, error_texts=texts)
     analysis = analyze(
         store,
@@ -111,6 +110,7 @@ def whatif(
         window_from=versions.window_from,
         listing=versions.listing,
         prefetched=versions.prefetched,
+        failures=failure_input(attempts, storage_options(storage, invocation), versions.window),
     )
     comparison = compare_scenario(
         analysis, Scenario.of(*changes), attempts=observed_attempts(analysis)

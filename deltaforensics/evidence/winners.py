@@ -206,6 +206,15 @@ class ErrorConflict:
     partitions: tuple[Mapping[str, str | None], ...]
     files: tuple[str, ...]
     confidence: str
+    # where it was seen (issue #33): "error" for a pasted text; "eventlog"/"driverlog" for a
+    # failure harvested from Spark's records, with what that record says of the loser
+    source: str = "error"
+    app_id: str | None = None
+    started_at: int | None = None  # ms since the epoch
+    failed_at: int | None = None
+    statement: str | None = None
+    records: tuple[str, ...] = ()  # every file (or pasted text) that recorded this failure
+    observed_at: int | None = None  # a pasted text's own time (its log line), when it has one
 
 
 def explain_error(evidence: Any, match: WinnerMatch, txns: Sequence[Transaction]) -> ErrorConflict:
@@ -263,6 +272,8 @@ def explain_error(evidence: Any, match: WinnerMatch, txns: Sequence[Transaction]
         partitions=(dict(partition),) if partition else (),
         files=tuple(files),
         confidence=match.confidence,
+        records=(evidence.source,),
+        observed_at=evidence.observed_at,
     )
 
 
