@@ -23,7 +23,7 @@ is still read); a source that cannot be listed raises :class:`StorageError` nami
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -111,9 +111,12 @@ def read_failures(
     storage_options: Mapping[str, str] | None = None,
     since_ms: int | None = None,
     until_ms: int | None = None,
+    skip: Callable[[LogGroup], bool] | None = None,
 ) -> SourceReading:
     """Every failed statement a source recorded (a file, a folder, a URL), failed within
-    ``[since_ms, until_ms]`` when given; files last modified before ``since_ms`` are not read."""
+    ``[since_ms, until_ms]`` when given; files last modified before ``since_ms`` are not read,
+    nor the logs ``skip`` says to skip (the audit's cursor: logs unchanged since its last
+    run; ``skip`` sees every log listed, its files named relative to the source)."""
     tree = FileTree.from_uri(source, storage_options)
     listed = tree.list_files()
     failures: list[FailedStatement] = []
@@ -123,6 +126,8 @@ def read_failures(
         if since_ms is not None and all(
             f.modified_ms is not None and f.modified_ms < since_ms for f in group.files
         ):
+            continue
+        if skip is not None and skip(group):
             continue
         found, errors, read = _read_group(tree, group, diagnostics)
         failures += found
