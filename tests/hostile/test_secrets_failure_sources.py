@@ -20,15 +20,8 @@ import pytest
 from deltaforensics.cli import main
 from deltaforensics.sources.codecs import decoded_pieces
 from tests.sources.support import FIXTURES, WRITTEN_AT
+from tests.sources.test_secrets import KEY, SAS, SECRETS, TOKEN
 
-KEY = "c3VwZXItc2VjcmV0LWFjY291bnQta2V5LTAxMjM0NTY3ODlhYmNkZWY="
-SAS = "sv=2024-01-01&ss=b&srt=sco&sp=rl&se=2030-01-01&sig=VerySecretSignature1234567890%3D"
-TOKEN = "dapi0123456789abcdef0123456789abcdef"
-SECRETS = {
-    "spark.hadoop.fs.azure.account.key.acct.dfs.core.windows.net": KEY,
-    "spark.hadoop.fs.azure.sas.logs.acct.blob.core.windows.net": SAS,
-    "spark.databricks.token": TOKEN,
-}
 PERSON = "alice.jones@example.com"
 APP = "local-1795858444023"
 
