@@ -336,7 +336,7 @@ def _seen_in(c: Conflict) -> str:
         return "the error text" if c.source == "error" else "the simulated statement"
     app = f" of {c.app_id}" if c.app_id else ""
     moment = c.failed_at if c.failed_at is not None else c.started_at
-    at = f" {when(moment)}" if moment is not None else ""
+    at = f" at {when(moment)}" if moment is not None else ""
     more = len(c.records or ()) - 1
     also = f" (and {plural(more, 'other record')})" if more > 0 else ""
     return f"{_SEEN_IN[c.source]}{app}{at}{also}"

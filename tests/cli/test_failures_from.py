@@ -57,6 +57,12 @@ def test_explain_reports_each_harvested_failure_once_with_its_record(
         assert c["started_at"] <= c["failed_at"]
         assert c["loser"]["statement"]
         assert c["records"] == [str(logs / "local-1795858444023")]
+    for fmt in ("markdown", "html", "rich"):  # every format says where it was seen
+        assert main([*args[:-2], "--format", fmt]) == 0
+        shown = capsys.readouterr().out
+        assert shown.count("local-1795858444023") >= 3, fmt
+        if fmt != "html":
+            assert "from the event log of local-1795858444023 at 2026-11-28" in shown
     # the same failure also pasted with --error is one finding, naming both records
     pasted = tmp_path / "pasted.log"
     pasted.write_text(_message(tmp_path))
