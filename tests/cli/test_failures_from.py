@@ -119,6 +119,19 @@ def test_until_keeps_the_failures_of_the_window(
     ]
 
 
+def test_the_gate_counts_harvested_conflicts_and_a_baseline_accepts_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table, logs = _moved(tmp_path)
+    args = ["explain", str(table), "--failures-from", str(logs), "--format", "json"]
+    assert main([*args, "--fail-on", "conflict"]) == 1
+    baseline = tmp_path / "baseline.json"
+    assert main([*args, "--write-baseline", str(baseline)]) == 0
+    assert main([*args, "--fail-on", "conflict", "--baseline", str(baseline)]) == 0
+    assert main(["explain", str(table), "--fail-on", "conflict", "--format", "json"]) == 0
+    capsys.readouterr()
+
+
 def test_whatif_reads_the_harvested_failures(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
