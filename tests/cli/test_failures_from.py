@@ -132,13 +132,18 @@ def test_the_gate_counts_harvested_conflicts_and_a_baseline_accepts_them(
     capsys.readouterr()
 
 
-def test_whatif_reads_the_harvested_failures(
+def test_whatif_reads_the_harvested_failures_as_it_reads_the_pasted_ones(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     table, logs = _moved(tmp_path)
     args = ["whatif", str(table), "--partition-by", "country", "--format", "json"]
     assert main([*args, "--failures-from", str(logs)]) == 0
-    assert json.loads(capsys.readouterr().out)
+    harvested = json.loads(capsys.readouterr().out)
+    pasted = tmp_path / "pasted.log"
+    pasted.write_text(_message(tmp_path))
+    assert main([*args, "--error", str(pasted)]) == 0
+    # whatif counts neither as seen conflicts yet (the answers issue): only equal reading here
+    assert json.loads(capsys.readouterr().out) == harvested
 
 
 def test_failures_from_an_unreadable_source_is_exit_3(
