@@ -141,7 +141,7 @@ class AttemptOptions:
         typer.Option(
             "--failures-from",
             help="Spark event logs or driver logs (a file, a folder or a URL; repeatable):"
-            " the failures they recorded on this table are read as --error texts.",
+            " the conflicts they recorded on this table, in the --since/--until window.",
         ),
     ] = None
     attempt: Annotated[
