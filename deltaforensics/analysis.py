@@ -28,6 +28,7 @@ from deltaforensics.model.diagnostic_codes import (
     CHECKPOINT_FALLBACK,
     COMMIT_RETRIES_EXHAUSTED,
     EMPTY_COMMIT,
+    FAILURE_SOURCE_NOT_FULLY_READ,
     MODEL_DISAGREEMENT,
     NO_EXCEPTION_IN_ERROR_TEXT,
     READ_VERSION_NOT_BEFORE_VERSION,
@@ -380,7 +381,7 @@ def analyze_loaded(
     evidence_found, error_conflicts = _error_evidence(error_texts, txns, loaded.replay, diags)
     harvest = None
     if failures is not None:
-        error_conflicts, harvest = _harvested(failures, loaded, txns, lo, error_conflicts)
+        error_conflicts, harvest = _harvested(failures, loaded, txns, lo, error_conflicts, diags)
     result = ConflictAnalysis(
         loaded=loaded,
         transactions=txns,
@@ -501,6 +502,7 @@ def _harvested(
     txns: Sequence[Any],
     lo: int,
     pasted: Sequence[ErrorConflict],
+    diags: list[Diagnostic],
 ) -> tuple[list[ErrorConflict], Any]:
     """This table's conflicts among the failures Spark recorded (read here from
     ``failures.sources`` when given), merged with the pasted ones
@@ -523,9 +525,12 @@ def _harvested(
     since, until = window_of(table, failures.since_ms, failures.until_ms)
     read = list(failures.read)
     for source in failures.sources:
-        read += read_failures(
+        reading = read_failures(
             source, storage_options=failures.storage_options, since_ms=since, until_ms=until
-        ).failures
+        )
+        read += reading.failures
+        for d in reading.diagnostics:
+            diags.append(warning(FAILURE_SOURCE_NOT_FULLY_READ, f"{d.source}: {d.message}"))
     found = table_failures(
         read,
         table,

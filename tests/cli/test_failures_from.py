@@ -146,6 +146,21 @@ def test_whatif_reads_the_harvested_failures_as_it_reads_the_pasted_ones(
     assert json.loads(capsys.readouterr().out) == harvested
 
 
+def test_a_damaged_part_is_a_w503_naming_it_and_the_rest_is_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table, logs = _moved(tmp_path)
+    damaged = logs / "local-1795858490825.lz4"
+    data = (FIXTURES / "eventlogs" / damaged.name).read_bytes()
+    damaged.write_bytes(data[: len(data) // 2])
+    args = ["explain", str(table), "--failures-from", str(logs), "--format", "json"]
+    assert main(args) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert len(doc["conflicts"]) == 3
+    (w503,) = [d for d in doc["diagnostics"] if d["code"] == "W503"]
+    assert str(damaged) in w503["message"]
+
+
 def test_failures_from_an_unreadable_source_is_exit_3(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
