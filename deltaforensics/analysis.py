@@ -38,7 +38,7 @@ from deltaforensics.model.diagnostic_codes import (
 from deltaforensics.model.diagnostics import Diagnostic, info, warning
 from deltaforensics.model.gaps import count, describe, runs
 from deltaforensics.model.schemas import ActionFrames
-from deltaforensics.replay import Replay, content_diagnostics
+from deltaforensics.replay import Replay, content_diagnostics, unreadable_times
 
 if TYPE_CHECKING:  # imported where used: loading a log needs neither
     from deltaforensics.attempts.specs import AttemptSpec
@@ -196,6 +196,7 @@ def load_commits(
         found.append(
             warning(EMPTY_COMMIT, f"empty commit file(s) at version(s) {empty[:10]}", empty[0])
         )
+    found += unreadable_times(replay.commits)
     return listing, replay.commits, tuple(found)
 
 
@@ -372,7 +373,11 @@ def analyze_loaded(
     lo = from_version if from_version is not None else -1
     facts_in_range = txns.facts.frame.filter(pl.col("version") >= lo)
     races = [r for r in find_races(txns, loaded.replay, profile=profile) if r.version >= lo]
-    diags = [*loaded.diagnostics, *_history_diagnostics(txns.facts, facts_in_range, races)]
+    diags = [
+        *loaded.diagnostics,
+        *unreadable_times(loaded.replay.core_commits),
+        *_history_diagnostics(txns.facts, facts_in_range, races),
+    ]
     anomalies = [
         a
         for a in find_anomalies(txns, loaded.replay, loaded.listing.commit_versions)

@@ -27,7 +27,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from tests.realspark.cases import Case, matrix, sample  # noqa: E402
+from tests.realspark.cases import Case, matrix, misses, sample  # noqa: E402
 from tests.realspark.engines import DELTA_SPARK, DeltaSpark, by_key  # noqa: E402
 from tests.realspark.harness import judge, read_records, run_runner  # noqa: E402
 from tests.realspark.known import KNOWN  # noqa: E402
@@ -98,7 +98,10 @@ def keep(args: argparse.Namespace) -> int:
             break
         chosen.setdefault(record["id"], record)
     target = KEPT / engine.key
-    shutil.rmtree(target, ignore_errors=True)
+    kept_misses = {c.id for c in misses(engine.major_minor)}  # run apart: cases.misses()
+    for old in target.glob("*") if target.is_dir() else ():
+        if old.name not in kept_misses:
+            shutil.rmtree(old, ignore_errors=True)
     for record in chosen.values():
         log = Path(record["table"]) / "_delta_log"
         dest = target / record["id"] / "_delta_log"

@@ -1,6 +1,9 @@
-"""OPTIMIZE (bin-packing or ZORDER BY): the files it would compact, with ``dataChange`` false."""
+"""OPTIMIZE (bin-packing or ZORDER BY) and REORG … APPLY (PURGE): the files each would rewrite,
+with ``dataChange`` false."""
 
 from __future__ import annotations
+
+import polars as pl
 
 from deltaforensics.attempts.context import AttemptContext, WritePlan
 from deltaforensics.attempts.files import (
@@ -40,4 +43,28 @@ def plan_optimize(ctx: AttemptContext) -> WritePlan:
     plan.z_order = stmt.zorder
     if candidates.is_empty():
         ctx.notes.append("nothing to compact: every matching partition holds at most one file")
+    return plan
+
+
+def plan_reorg(ctx: AttemptContext) -> WritePlan:
+    """REORG … APPLY (PURGE) rewrites the files that carry a deletion vector (Delta's
+    DeltaPurgeOperation.filterFilesToReorg), one by one, through OPTIMIZE's executor."""
+    cond = ctx.stmt.condition
+    if cond and ctx.cols and not partition_only(ctx, cond):
+        raise ValueError("REORG WHERE may only filter on partition columns")
+    candidates = matching_files(ctx, cond)
+    candidates = candidates.filter(pl.col("dv_id") != "")
+    params = {**ctx.writer.optimize_parameters(cond, ()), "applyPurge": "true"}
+    params.pop("zOrderBy", None)
+    plan = WritePlan(
+        "REORG",
+        params,
+        recorded_blind=ctx.writer.recorded_blind(False),
+        recorded_isolation=IsolationLevel.SNAPSHOT_ISOLATION.value,
+        data_change=False,
+    )
+    plan.removed = removed_frame(ctx, candidates, False)
+    plan.added = rewritten_partitions(ctx, candidates)
+    if candidates.is_empty():
+        ctx.notes.append("nothing to purge: no matching file carries a deletion vector")
     return plan

@@ -10,7 +10,7 @@ from deltaforensics.attempts.ddl import plan_alter, plan_replace, plan_restore, 
 from deltaforensics.attempts.delete_update import plan_delete_or_update
 from deltaforensics.attempts.files import added_frame, removed_frame
 from deltaforensics.attempts.merge import plan_merge
-from deltaforensics.attempts.optimize import plan_optimize
+from deltaforensics.attempts.optimize import plan_optimize, plan_reorg
 from deltaforensics.attempts.write import insert_self_read, plan_insert
 from deltaforensics.profiles import Profile
 from deltaforensics.replay import Replay
@@ -169,6 +169,7 @@ _PLANNERS: dict[str, Callable[[AttemptContext], WritePlan]] = {
     "UPDATE": plan_delete_or_update,
     "MERGE": plan_merge,
     "OPTIMIZE": plan_optimize,
+    "REORG": plan_reorg,
     "ALTER": plan_alter,
     "RESTORE": plan_restore,
     "TRUNCATE": plan_truncate,

@@ -6,9 +6,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from deltaforensics.conflicts.checker import COMMITS, Verdict, check, empty_commit_skipped
+from deltaforensics.conflicts.rule import RuleContext
 from deltaforensics.profiles import Profile
 from deltaforensics.replay import Replay
 from deltaforensics.transactions import Transaction
+from deltaforensics.transactions.operations import COMPACTIONS
 
 
 def writes_nothing(attempt: Transaction) -> bool:
@@ -100,20 +102,28 @@ def optimize_retry(attempt: Transaction, verdict: Verdict, replay: Replay) -> Ve
     if (
         verdict.outcome == COMMITS
         or not attempt.provenance.profile.optimize_retries_on_conflict
-        or attempt.provenance.operation != "OPTIMIZE"
+        or attempt.provenance.operation not in COMPACTIONS
         or attempt.read.version is None
         or not verdict.winners
     ):
         return None
     latest = max(verdict.winners)
-    compacted = attempt.written.removed.get_column("path")
-    live = replay.live_files_among(latest, compacted)
+    compared = attempt.written.removed
+    if not attempt.provenance.profile.optimize_reads_compacted_files_only:
+        # Delta < 3.3 compares every file its partition predicate matched at the read version
+        # (OptimizeExecutor.optimize: candidateFiles from txn.filterFiles(partitionPredicate))
+        ctx = RuleContext(
+            loser=attempt, winner=attempt, profile=attempt.provenance.profile, history=replay
+        )
+        read = ctx.read_files_among(replay.live_files(attempt.read.version).get_column("path"))
+        compared = attempt.written.removed if read is None else read
+    live = replay.live_files_among(latest, compared.get_column("path"))
     key = (
         ["path", "dv_id"]
         if attempt.provenance.profile.optimize_retry_compares_deletion_vectors
         else ["path"]
     )
-    wanted = attempt.written.removed.select(key).unique()
+    wanted = compared.select(key).unique()
     still_there = wanted.join(live.select(key).unique(), on=key, how="anti").is_empty()
     same_layout = (
         replay.metadata_at(latest).partition_columns
@@ -121,9 +131,13 @@ def optimize_retry(attempt: Transaction, verdict: Verdict, replay: Replay) -> Ve
     )
     if not (still_there and same_layout):
         return None
+    which = (
+        "compacted" if attempt.provenance.profile.optimize_reads_compacted_files_only else "read"
+    )
     note = (
-        f"OPTIMIZE first failed with {verdict.outcome} against v{verdict.winner_version}, then "
-        f"re-ran its commit on v{latest}: every file it compacted is still in the table and "
-        "the partition columns are unchanged (Delta's OptimizeExecutor.commitAndRetry)"
+        f"{attempt.provenance.operation} first failed with {verdict.outcome} against "
+        f"v{verdict.winner_version}, then re-ran its commit on v{latest}: every file it {which} "
+        "is still in the table and the partition columns are unchanged (Delta's "
+        "OptimizeExecutor.commitAndRetry)"
     )
     return replace(verdict, outcome=COMMITS, raised=None, winner_version=None, notes=(note,))

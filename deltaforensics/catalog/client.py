@@ -115,6 +115,25 @@ class CatalogClient:
         return parsed
 
 
+PROBE_SECONDS = 3.0
+
+
+def check_reachable(base_url: str, subject: str, timeout: float = PROBE_SECONDS) -> None:
+    """A :class:`CatalogError` at once when nothing answers at ``base_url`` (refused, no
+    such host, no answer within ``timeout``); any HTTP answer, an error status included,
+    means a server is there. Asked before the databricks-sdk's own set-up, which waits its
+    retry budget on an unreachable host and logs a line of its own (issue #32)."""
+    request = urllib.request.Request(base_url, method="HEAD")  # noqa: S310 - http(s), checked by the caller
+    try:
+        with urllib.request.urlopen(request, timeout=timeout):  # noqa: S310
+            return
+    except urllib.error.HTTPError:
+        return
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        why = getattr(exc, "reason", exc)
+        raise CatalogError(subject, f"the catalog at {base_url} cannot be reached: {why}") from None
+
+
 def _reason(status: int, body: bytes) -> str:
     """The catalog's error in one line: what it means, then its own code and words."""
     code = message = None

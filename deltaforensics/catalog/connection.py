@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlparse
 
-from deltaforensics.catalog.client import CatalogClient
+from deltaforensics.catalog.client import CatalogClient, check_reachable
 from deltaforensics.errors import CatalogError, UsageError
+from deltaforensics.model.quiet import quiet_logger
 
 URL_VARIABLE = "DELTAFORENSICS_UC_URL"
 NO_CATALOG = (
@@ -59,10 +60,14 @@ def connect(
             client=CatalogClient(base_url=url, headers=lambda: headers),
             secrets=(token,) if token else (),
         )
-    return _databricks(subject, profile)
+    return _databricks(subject, profile, environ)
 
 
-def _databricks(subject: str, profile: str | None) -> CatalogConnection:
+def _databricks(subject: str, profile: str | None, environ: Mapping[str, str]) -> CatalogConnection:
+    # an unreachable DATABRICKS_HOST is said at once, before the SDK is even imported
+    host = None if profile else environ.get("DATABRICKS_HOST", "").strip()
+    if host:
+        check_reachable(host if "://" in host else f"https://{host}", subject)
     try:
         from databricks.sdk.core import Config  # noqa: PLC0415
     except ImportError:
@@ -72,11 +77,12 @@ def _databricks(subject: str, profile: str | None) -> CatalogConnection:
             "(pip install 'deltaforensics[catalog]') or --catalog-url for an open-source server",
         ) from None
     try:
-        config: Any = (
-            Config(profile=profile, retry_timeout_seconds=10)
-            if profile
-            else Config(retry_timeout_seconds=10)
-        )
+        with quiet_logger("databricks.sdk"):  # its probe fails: we say so
+            config: Any = (
+                Config(profile=profile, retry_timeout_seconds=10)
+                if profile
+                else Config(retry_timeout_seconds=10)
+            )
         host = config.host
     except ValueError as exc:
         raise CatalogError(subject, f"{NO_CATALOG} (databricks-sdk: {_first_line(exc)})") from None

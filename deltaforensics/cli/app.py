@@ -102,6 +102,9 @@ def main(argv: list[str] | None = None, *, invocation: Invocation | None = None)
         sys.stderr.write("aborted\n")
         return 130
     except typer_exceptions.TyperException as exc:  # usage: bad option, unknown command
+        message = getattr(exc, "message", None)
+        if isinstance(message, str):  # typer words a bad value with pydantic's prefix
+            exc.message = message.removeprefix("Value error, ")
         show = getattr(exc, "show", None)
         if callable(show):
             show()

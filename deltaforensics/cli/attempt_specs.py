@@ -33,13 +33,20 @@ def failure_input(options: AttemptOptions, storage_options: dict[str, str], wind
 
 
 def read_error_text(name: str) -> tuple[str, str]:
-    if name == "-":
-        return "<stdin>", sys.stdin.read()
-    path = Path(name)
+    """At most 64 MB of the file (or stdin), with a warning on stderr when it is cut."""
+    from deltaforensics.evidence.bounded import read_bounded, truncation_warning  # noqa: PLC0415
+
     try:
-        return name, path.read_text(encoding="utf-8", errors="replace")
+        if name == "-":
+            name, (text, more) = "<stdin>", read_bounded(sys.stdin.buffer)
+        else:
+            with Path(name).open("rb") as fh:
+                text, more = read_bounded(fh)
     except OSError as exc:
         raise UsageError(f"--error {name}: {exc.strerror or exc}") from None
+    if more:
+        sys.stderr.write(truncation_warning(name) + "\n")
+    return name, text
 
 
 def parse_time_ms(text: str, option: str = "--started-at") -> int:

@@ -17,6 +17,7 @@ from typing import Any
 from deltaforensics.cli.attempt_specs import parse_time_ms
 from deltaforensics.cli.options import TimeWindow
 from deltaforensics.errors import TimeWindowError, UsageError
+from deltaforensics.model.commit_info import epoch_ms
 
 _AGE = re.compile(r"(\d+)\s*([wdhms])")
 _UNIT_MS = {"w": 604_800_000, "d": 86_400_000, "h": 3_600_000, "m": 60_000, "s": 1000}
@@ -28,11 +29,19 @@ ERROR_LOOKAHEAD_MS = 15 * 60_000
 
 
 def parse_moment(text: str, option: str, now_ms: int) -> int:
-    """``text`` as ms since the epoch."""
+    """``text`` as ms since the epoch, a time a date shows."""
     age = _AGE.fullmatch(text.strip().lower())
-    if age:
-        return now_ms - int(age.group(1)) * _UNIT_MS[age.group(2)]
-    return parse_time_ms(text, option)
+    try:
+        found = (
+            now_ms - int(age.group(1)) * _UNIT_MS[age.group(2)]
+            if age
+            else parse_time_ms(text, option)
+        )
+    except UsageError:
+        found = None
+    if found is None or epoch_ms(found) is None:
+        raise UsageError(f"{option} {text!r}: give an age (7d, 36h), an ISO-8601 time or epoch ms")
+    return found
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

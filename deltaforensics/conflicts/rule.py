@@ -16,6 +16,7 @@ from deltaforensics.predicates.stats import may_match_stats
 from deltaforensics.predicates.to_polars import to_polars
 from deltaforensics.profiles import Check, Profile
 from deltaforensics.transactions import Transaction
+from deltaforensics.transactions.operations import COMPACTIONS
 
 MAX_LISTED = 20
 
@@ -48,6 +49,8 @@ class Hit:
     files: tuple[str, ...] = ()
     partitions: tuple[dict[str, str | None], ...] = ()
     confidence: str = "high"
+    # what the engine raises instead of the rule's exception (see Finding.engine_error)
+    engine_error: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -60,6 +63,9 @@ class Finding:
     files: tuple[str, ...] = ()
     partitions: tuple[dict[str, str | None], ...] = ()
     confidence: str = "high"
+    # what the engine raises instead of ``exception`` when the winner committed before the
+    # statement's transaction began (after its analysis): DELTA_SCHEMA_CHANGE_SINCE_ANALYSIS
+    engine_error: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -93,6 +99,7 @@ class Rule:
             files=hit.files,
             partitions=hit.partitions,
             confidence=hit.confidence,
+            engine_error=hit.engine_error,
         )
 
 
@@ -182,7 +189,7 @@ class RuleContext:
         if lo.read.reads.blind or not lo.read.reads.registers_files:
             return removed.clear()
         if (
-            lo.provenance.operation == "OPTIMIZE"
+            lo.provenance.operation in COMPACTIONS
             and self.profile.optimize_reads_compacted_files_only
         ):
             return removed  # OPTIMIZE tracks exactly the files it compacts
@@ -192,12 +199,22 @@ class RuleContext:
             return None
         live = history.live_files_among(rv, candidates)
         pred = self.read_predicate
+        full = lo.read.reads.full_predicate
         if self.profile.stats_matching:
-            full = lo.read.reads.full_predicate
             if full is not None and not self.read_whole_table:
                 live = self.stats_match(live, full)
-        elif pred is not None and not self.read_whole_table and lo.table.partition_columns:
-            live = self.partition_match(live, pred)
+        else:
+            if pred is not None and not self.read_whole_table and lo.table.partition_columns:
+                live = self.partition_match(live, pred)
+            skipping = (
+                self.profile.read_files_by_data_skipping
+                and lo.provenance.operation not in COMPACTIONS
+            )
+            if "read_predicate" in self.overrides:
+                full = pred  # a hypothetical read (a wider predicate) skips by it alone
+            if skipping and full is not None and not self.read_whole_table:
+                # what data skipping kept: the files' statistics at the read version
+                live = self.stats_match(live, full)
         cols = [c for c in removed.columns if c in live.columns]
         return pl.concat([live.select(cols), removed.select(cols)], how="vertical").unique(
             "path", keep="first"

@@ -259,6 +259,14 @@ def _details(
                 end = max(end, m.end() + found.end())
     if anchor.name == "protocol" and fmt.EMPTY_DIRECTORY in rest:
         out["empty_directory"] = True
+    if anchor.name in fmt.ENGINE_ERRORS:
+        out["engine_error"] = fmt.ENGINE_ERRORS[anchor.name]
+        window = text[m.end() : max(min(_nth_newline(text, m.end(), 6), next_start), m.end())]
+        changed = [
+            f for found in fmt.CHANGED_FIELDS.finditer(window) for f in found["fields"].split(",")
+        ]
+        if changed:
+            out["changed_fields"] = [f.strip() for f in changed if f.strip()]
     if anchor.name in ("rs-protocol", "rs-debug"):
         detail = (m.group("detail") or "").strip()
         if detail:

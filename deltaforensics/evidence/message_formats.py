@@ -13,6 +13,7 @@ Each ``Anchor`` is the one sentence that identifies an exception whatever wraps 
 | ``transaction`` | A/B/C | ``This error occurs when multiple streaming queries are using the same checkpoint to write into this table.`` |
 | ``write`` | A/B/C | ``A concurrent transaction has written new data since the current transaction read the table.`` |
 | ``max-retries`` | A/B/C | ``This commit has failed as it has been tried <n> times but did not succeed.`` |
+| ``schema-since-analysis`` | B/C | ``The schema of your Delta table has changed in an incompatible way since your DataFrame or DeltaTable object was created.`` (``DELTA_SCHEMA_CHANGE_SINCE_ANALYSIS``, not a conflict exception) |
 | ``c-append`` | C, DBR | ``Transaction conflict detected. a concurrent <op> added data to table <t> committed at version <v>.`` |
 | ``c-delete-read`` | C, DBR | ``Transaction conflict detected, a concurrent <op> deleted data from table <t> (committed at version <v>) that this transaction read.`` |
 | ``c-delete-delete`` | C, DBR | ``… that this transaction attempted to delete.`` |
@@ -40,6 +41,10 @@ PROTOCOL = "ProtocolChangedException"
 TRANSACTION = "ConcurrentTransactionException"
 WRITE = "ConcurrentWriteException"
 MAX_RETRIES = "MaxCommitRetriesExceeded"
+# Errors an engine raises for a concurrent change outside its conflict checker: the anchor that
+# finds each, and the error class it carries (the report's ``engine_error``)
+SCHEMA_CHANGE_SINCE_ANALYSIS = "DELTA_SCHEMA_CHANGE_SINCE_ANALYSIS"
+ENGINE_ERRORS = {"schema-since-analysis": SCHEMA_CHANGE_SINCE_ANALYSIS}
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,6 +164,18 @@ ANCHORS: tuple[Anchor, ...] = (
             r"This commit has failed as it has been tried (?P<attempts>\d{1,12}) times but did not succeed\."
         ),
     ),
+    # MergeIntoCommand.runMerge: the target's schema at analysis is not the one its transaction
+    # read (a column added or dropped in between); DeltaAnalysisException, not a conflict, and
+    # the concurrent change is a metadata change: it stands for MetadataChangedException
+    Anchor(
+        "schema-since-analysis",
+        METADATA,
+        "scala",
+        re.compile(
+            r"The schema of your Delta table has changed in an incompatible way since your "
+            r"DataFrame\s+or DeltaTable object was created\."
+        ),
+    ),
     Anchor(
         "c-append",
         APPEND,
@@ -276,6 +293,11 @@ C_PARTITION = re.compile(
 )
 RS_PROTOCOL = re.compile(
     r"required read/write (?P<rr>\d{1,4})/(?P<rw>\d{1,4}), current read/write (?P<cr>\d{1,4})/(?P<cw>\d{1,4})"
+)
+# DeltaErrors.schemaChangedSinceAnalysis lists what changed, e.g. "Latest schema has additional
+# field(s): note" or "Latest schema is missing field(s): note"
+CHANGED_FIELDS = re.compile(
+    r"Latest schema (?:has additional|is missing) field\(s\): (?P<fields>[^\n\"\\]{1,500})"
 )
 EMPTY_DIRECTORY = "This happens when multiple writers are writing to an empty directory."
 MAX_RETRY_LINES = {

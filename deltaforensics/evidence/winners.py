@@ -16,6 +16,7 @@ import polars as pl
 
 from deltaforensics.model.words import plural
 from deltaforensics.transactions import Transaction
+from deltaforensics.transactions.operations import COMPACTIONS
 
 EXCEPTION_CODES = {
     "ConcurrentWriteException": "DC005",
@@ -70,6 +71,11 @@ def match_winner(evidence: Any, txns: Sequence[Transaction], first_version: int)
         op = (evidence.winner_operation or commit.get("operation") or "").upper()
         return _by_timestamp(ts, op, commit.get("readVersion"), txns)
     kind_ok = [t for t in txns if t.version is not None and _could_cause(t, evidence.exception)]
+    changed = evidence.details.get("changed_fields")
+    if changed:
+        by_fields = _by_changed_fields(changed, kind_ok)
+        if by_fields is not None:
+            return by_fields
     if evidence.observed_at is not None:
         return _in_window_before(evidence.observed_at, kind_ok)
     cands = tuple(t.version for t in kind_ok[-10:] if t.version is not None)
@@ -104,18 +110,31 @@ def _by_version(version: int, txns: Sequence[Transaction], first_version: int) -
     )
 
 
+def _by_changed_fields(fields: Sequence[str], kind_ok: Sequence[Transaction]) -> WinnerMatch | None:
+    """DELTA_SCHEMA_CHANGE_SINCE_ANALYSIS names the columns that came or went: the one column
+    change whose parameters name them all."""
+    hits = [
+        t
+        for t in kind_ok
+        if t.provenance.operation in ("ADD COLUMNS", "DROP COLUMNS", "REPLACE COLUMNS")
+        and all(f'"{f}"' in str(t.provenance.parameters.get("columns", "")) for f in fields)
+    ]
+    if len(hits) != 1:
+        return None
+    return _single(hits[0], f"the only column change naming {', '.join(fields)}", "medium")
+
+
+def _single(t: Transaction, how: str, confidence: str) -> WinnerMatch:
+    return WinnerMatch(winner=t, candidates=(t.version or 0,), how=how, confidence=confidence)
+
+
 def _by_txn_id(txn_id: Any, txns: Sequence[Transaction]) -> WinnerMatch | None:
     if not txn_id:
         return None
     hits = [t for t in txns if t.provenance.commit_info.get("txnId") == txn_id]
     if not hits:
         return None
-    return WinnerMatch(
-        winner=hits[0],
-        candidates=(hits[0].version or 0,),
-        how=f"txnId {txn_id}",
-        confidence="high",
-    )
+    return _single(hits[0], f"txnId {txn_id}", "high")
 
 
 def _by_timestamp(ts: Any, op: str, read_version: Any, txns: Sequence[Transaction]) -> WinnerMatch:
@@ -206,6 +225,9 @@ class ErrorConflict:
     partitions: tuple[Mapping[str, str | None], ...]
     files: tuple[str, ...]
     confidence: str
+    # what the engine raised when it is not one of the checker's exceptions (``exception`` is
+    # then the checker's nearest): DELTA_SCHEMA_CHANGE_SINCE_ANALYSIS
+    engine_error: str | None = None
     # where it was seen (issue #33): "error" for a pasted text; "eventlog"/"driverlog" for a
     # failure harvested from Spark's records, with what that record says of the loser
     source: str = "error"
@@ -263,6 +285,12 @@ def explain_error(evidence: Any, match: WinnerMatch, txns: Sequence[Transaction]
     retry = later_retry(evidence, w, txns)
     if retry is not None:
         reason += f" A later commit by the same writer (v{retry.version}, {retry.provenance.operation}) shows its likely read set: {retry.read.reads.reason}."
+    engine_error = evidence.details.get("engine_error")
+    if isinstance(engine_error, str):
+        reason = (
+            f"{engine_error}: the table's schema changed after the statement was analysed and "
+            f"before its transaction began (Delta's MergeIntoCommand); as a conflict, {reason}"
+        )
     return ErrorConflict(
         exception=exception,
         code=EXCEPTION_CODES.get(exception),
@@ -272,6 +300,7 @@ def explain_error(evidence: Any, match: WinnerMatch, txns: Sequence[Transaction]
         partitions=(dict(partition),) if partition else (),
         files=tuple(files),
         confidence=match.confidence,
+        engine_error=engine_error if isinstance(engine_error, str) else None,
         records=(evidence.source,),
         observed_at=evidence.observed_at,
     )
@@ -315,7 +344,7 @@ def later_retry(
     if not later:
         return None
     same_kind = [
-        t for t in later if not t.read.reads.blind and t.provenance.operation != "OPTIMIZE"
+        t for t in later if not t.read.reads.blind and t.provenance.operation not in COMPACTIONS
     ]
     return (
         same_kind[0]

@@ -11,6 +11,7 @@ is bad) and its rows patched in (:func:`patch_exact`).
 from __future__ import annotations
 
 import io
+import json
 import re
 from collections.abc import Sequence
 
@@ -21,6 +22,7 @@ from deltaforensics.log.commit_lines import Blob, read_exactly
 from deltaforensics.log.commit_schemas import Schema, narrowed, without_version
 from deltaforensics.log.duplicate_keys import files_with_possible_duplicate_keys
 from deltaforensics.log.joined_commits import join_commits
+from deltaforensics.model.actions import check_metadata
 from deltaforensics.model.schemas import RAW_ACTION_SCHEMA
 
 # A backslash escape polars does not re-serialise intact when it reads an object into a String
@@ -125,7 +127,7 @@ def _files_repeating_a_key(blobs: Sequence[Blob], escaped: set[int]) -> set[int]
 def patch_exact(
     raw: pl.DataFrame, exact: list[int], blobs: Sequence[Blob], schema: Schema = RAW_ACTION_SCHEMA
 ) -> pl.DataFrame:
-    mangled = _mangled_key_versions(raw) | _coerced_versions(raw)
+    mangled = _mangled_key_versions(raw) | _coerced_versions(raw) | _misshapen_metadata(raw)
     if mangled:  # keys holding a quote, coerced values: those files take the exact path too
         raw = raw.filter(~pl.col("_v").is_in(sorted(mangled)))
         exact = sorted(set(exact) | {i for i, (v, _, _) in enumerate(blobs) if v in mangled})
@@ -163,11 +165,31 @@ def _mangled_key_versions(raw: pl.DataFrame) -> set[int]:
     return set(raw.select(pl.col("_v").filter(hit))["_v"].unique().to_list())
 
 
+def _misshapen_metadata(raw: pl.DataFrame) -> set[int]:
+    """Versions whose metaData has a field of the wrong shape (``partitionColumns`` a string,
+    ``configuration`` a list): the exact path names file, line and field. A log has a few
+    metaData actions, each decoded here once."""
+    if "metaData" not in raw.columns or raw.schema["metaData"] != pl.String:
+        return set()
+    found = set()
+    for version, text in (
+        raw.filter(pl.col("metaData").is_not_null()).select("_v", "metaData").iter_rows()
+    ):
+        try:
+            doc = json.loads(text)
+            if isinstance(doc, dict):
+                check_metadata(doc)
+        except ValueError:
+            found.add(version)
+    return found
+
+
 def _coerced_versions(raw: pl.DataFrame) -> set[int]:
     """Versions where polars may have coerced a file action's field into a String column that
     the exact path would refuse: no path, a path or partition values read from a list or object
-    text where a string or a flat object belongs. A real path starting with ``[`` or a partition
-    value holding a bracket lands here too, and the exact path reads it unchanged."""
+    text where a string or a flat object belongs, a path read from a number or a boolean (issue
+    #32). A real path starting with ``[``, one that is all digits, or a partition value holding
+    a bracket lands here too, and the exact path reads it unchanged."""
     hits: list[pl.Expr] = []
     for kind in ("add", "remove"):
         if kind not in raw.columns or raw.schema[kind] == pl.Null:
@@ -178,7 +200,11 @@ def _coerced_versions(raw: pl.DataFrame) -> set[int]:
         flat_object = pv.str.contains(r"^\{[^{\[]*$")  # a JSON object with no list or object inside
         hits.append(
             action.is_not_null()
-            & (path.is_null() | path.str.contains(r"^[\[{]") | ~flat_object.fill_null(True))
+            & (
+                path.is_null()
+                | path.str.contains(r"^([\[{]|-?[0-9][0-9.eE+-]*$|true$|false$)")
+                | ~flat_object.fill_null(True)
+            )
         )
     if not hits or raw.is_empty():
         return set()

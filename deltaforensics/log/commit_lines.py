@@ -15,6 +15,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from deltaforensics.errors import LogCorruptError
+from deltaforensics.model.actions import check_metadata
 from deltaforensics.model.schemas import KNOWN_ACTIONS, RAW_ACTION_SCHEMA
 
 MAX_JSON_DEPTH = 64
@@ -136,11 +137,14 @@ def _struct(value: object, dtype: pl.Struct, where: str) -> dict[str, object] | 
 
 
 def _check_file_action(kind: str, value: dict[str, object]) -> None:
-    """What Delta requires of an add or remove and a coercion would hide: a string path, and
-    partition values that are an object of scalars (Jackson reads them as a string map)."""
+    """What Delta requires of an add or remove and a coercion would hide: a string path (a
+    number too: Jackson would read ``5`` as ``"5"``, delta-rs refuses it; issue #32 refuses it
+    in every command), and partition values that are an object of scalars (Jackson reads them
+    as a string map)."""
     path = value.get("path")
-    if not isinstance(path, str | int | float) or isinstance(path, bool):
-        got = "missing" if path is None else f"a {type(path).__name__}, expected a string"
+    if not isinstance(path, str):
+        name = type(path).__name__
+        got = "missing" if path is None else f"{a_or_an(name)} {name}, expected a string"
         raise TypeError(f"{kind}.path: {got}")
     pv = value.get("partitionValues")
     if pv is None:
@@ -160,8 +164,14 @@ def _row(version: int, obj: dict[str, object]) -> dict[str, object]:
         if key == "_v":
             continue
         value = obj.get(key)
+        if key == "metaData" and isinstance(value, dict):
+            check_metadata(value)
         row[key] = _struct(value, dtype, key) if isinstance(dtype, pl.Struct) else _as_text(value)
     return row
+
+
+def a_or_an(word: str) -> str:
+    return "an" if word[:1] in ("a", "e", "i", "o", "u") else "a"
 
 
 def _lone_surrogate(obj: object) -> str | None:

@@ -35,6 +35,7 @@ from deltaforensics.errors import TimeWindowError
 from deltaforensics.log.file_facts import fetch_facts
 from deltaforensics.log.listing import LogListing
 from deltaforensics.log.storage import LogStore, SupportsModificationTimes
+from deltaforensics.model.commit_info import epoch_ms, json_integer
 
 ENABLEMENT_VERSION = "delta.inCommitTimestampEnablementVersion"
 # A writer records commitInfo.timestamp when it starts committing; the file lands moments later.
@@ -59,12 +60,15 @@ class CommitStamp:
     in_commit_timestamp: int | None = None
     commit_info_timestamp: int | None = None
     enablement_version: int | None = None
+    # a time recorded but no date (nanoseconds, 2^63): read as none (issue #32)
+    out_of_range: bool = False
 
 
 def read_stamp(data: bytes) -> CommitStamp:
     """The commitInfo times and the in-commit enablement version of one commit's bytes (only
     the commitInfo and metaData lines are parsed)."""
     ict = ts = enabled = None
+    odd = False
     for line in data.splitlines():
         if b'"commitInfo"' not in line and b'"metaData"' not in line:
             continue
@@ -74,24 +78,21 @@ def read_stamp(data: bytes) -> CommitStamp:
             continue
         info = action.get("commitInfo") if isinstance(action, dict) else None
         if isinstance(info, dict):
-            ict = _int(info.get("inCommitTimestamp"))
-            ts = _int(info.get("timestamp"))
+            raw_ict, raw_ts = (
+                json_integer(info.get("inCommitTimestamp")),
+                json_integer(info.get("timestamp")),
+            )
+            ict, ts = epoch_ms(raw_ict), epoch_ms(raw_ts)
+            odd = (ict, ts) != (raw_ict, raw_ts)
         meta = action.get("metaData") if isinstance(action, dict) else None
         if isinstance(meta, dict) and isinstance(meta.get("configuration"), dict):
-            enabled = _int(meta["configuration"].get(ENABLEMENT_VERSION))
+            enabled = json_integer(meta["configuration"].get(ENABLEMENT_VERSION))
     return CommitStamp(
-        in_commit_timestamp=ict, commit_info_timestamp=ts, enablement_version=enabled
+        in_commit_timestamp=ict,
+        commit_info_timestamp=ts,
+        enablement_version=enabled,
+        out_of_range=odd,
     )
-
-
-def _int(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-        return int(value)
-    return None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -107,6 +108,7 @@ class VersionWindow:
     clock: str
     clock_note: str | None = None
     commits_read: int = 0
+    timeless: tuple[int, ...] = ()  # commits read whose recorded time is no date
     narrowed_by: str | None = None  # "--error" when an error text's time chose the window
 
     def describe(self) -> str:
@@ -120,6 +122,10 @@ class VersionWindow:
             lines = [head, f"  ({self.clock})"]
         if self.clock_note:
             lines.append(f"  {self.clock_note}")
+        if self.timeless:
+            shown = ", ".join(f"v{v}" for v in self.timeless[:5])
+            more = f" (+{len(self.timeless) - 5})" if len(self.timeless) > 5 else ""
+            lines.append(f"  {shown}{more}: a time no date shows, read as none (W207)")
         if self.narrowed_by:
             lines.append(f"  narrowed to the time of {self.narrowed_by}")
         return "\n".join(lines)
@@ -169,6 +175,11 @@ class _Stamps:
     def read(self) -> int:
         return len(self._seen)
 
+    @property
+    def timeless(self) -> tuple[int, ...]:
+        """The versions read whose recorded time is no date (W207)."""
+        return tuple(sorted(v for v, s in self._seen.items() if s.out_of_range))
+
 
 def window_versions(
     store: LogStore, listing: LogListing, *, since_ms: int | None, until_ms: int | None
@@ -211,6 +222,7 @@ def window_versions(
         clock=clock,
         clock_note=note,
         commits_read=stamps.read,
+        timeless=stamps.timeless,
     )
 
 

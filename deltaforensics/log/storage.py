@@ -216,3 +216,10 @@ class ReportingStore(StoreWrapper):
     def local_file(self, name: str) -> str | None:
         inner = self._inner
         return inner.local_file(name) if isinstance(inner, SupportsLocalFiles) else None
+
+
+def not_a_file(name: str) -> str:
+    """How a listing names an entry of ``_delta_log`` that is neither a folder nor a regular
+    file (a FIFO, socket, device, or a link to none): no Delta file is called so, and nothing
+    named so is read (issue #32)."""
+    return f"{name} (not a regular file)"

@@ -73,7 +73,7 @@ class Metadata:
         doc = json.loads(text)
         if not isinstance(doc, dict):
             raise ValueError("metaData: not a JSON object")
-        _check_metadata(doc)
+        check_metadata(doc)
         schema_string = doc.get("schemaString")
         physical: dict[str, str] = {}
         types: dict[str, str] = {}
@@ -132,8 +132,10 @@ def _protocol_int(doc: dict[str, Any], key: str, default: int) -> int:
     return value
 
 
-def _check_metadata(doc: dict[str, Any]) -> None:
-    """Shapes Delta requires and a coercion would hide (``"date"`` read as ``d, a, t, e``)."""
+def check_metadata(doc: dict[str, Any]) -> None:
+    """Shapes Delta requires and a coercion would hide (``"date"`` read as ``d, a, t, e``):
+    ``ValueError`` naming the field. The commit reader asks it of every metaData action, so
+    every command refuses such a log alike (issue #32)."""
     columns = doc.get("partitionColumns")
     if columns is not None and (
         not isinstance(columns, list) or not all(isinstance(c, str) for c in columns)

@@ -8,6 +8,7 @@ a nonsense value becomes null rather than an error).
 from __future__ import annotations
 
 import io
+import math
 from collections.abc import Callable, Sequence
 
 import polars as pl
@@ -19,6 +20,36 @@ _DETAIL_TEXT = ("txnId", "userId", "userName", "clusterId", "userMetadata", "ker
 _DETAIL_JSON = ("operationMetrics", "job", "notebook", "tags")
 _TEXT = ("operation", "isolationLevel", "engineInfo", "clientVersion", *_DETAIL_TEXT)
 _INT = ("timestamp", "inCommitTimestamp", "readVersion")
+_TIMES = ("timestamp", "inCommitTimestamp")
+# The epoch milliseconds a date can show: 0001-01-01 to 9999-12-31 (Python's datetime, ISO
+# 8601 without an expanded year). A time outside them (nanoseconds, 2^63) is no time: a writer's
+# bug or a hostile log, read as a missing time (issue #32).
+EARLIEST_MS = -62_135_596_800_000
+LATEST_MS = 253_402_300_799_999
+
+
+def epoch_ms(value: int | None) -> int | None:
+    """``value`` when it is a time a date can show, else ``None``."""
+    return value if value is not None and EARLIEST_MS <= value <= LATEST_MS else None
+
+
+def json_integer(value: object) -> int | None:
+    """A JSON value as the commit table reads an integer field: a number, or a number as
+    text, through a float (``"4"`` and ``4.0`` are 4); infinity is beyond every integer
+    (``2^63``); anything else (``true``, NaN, ``"x"``) is ``None``."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        return None
+    if isinstance(value, int):
+        return value
+    try:
+        number = float(value)
+    except ValueError:
+        return None
+    if math.isnan(number):
+        return None
+    return int(number) if math.isfinite(number) else int(math.copysign(2**63, number))
+
+
 _JSON = ("operationParameters", *_DETAIL_JSON)
 DETAIL_KEYS = (*_DETAIL_TEXT, *_DETAIL_JSON)
 
@@ -64,6 +95,8 @@ def _typed(get: Callable[[str], pl.Expr], keys: Sequence[str] = _KEYS) -> list[p
         value = get(key)
         if key in _INT:
             value = value.cast(pl.Float64, strict=False).cast(pl.Int64, strict=False)
+            if key in _TIMES:
+                value = pl.when(value.is_between(EARLIEST_MS, LATEST_MS)).then(value)
         elif key == "isBlindAppend":
             blind = value.str.to_lowercase()
             value = pl.when(blind == "true").then(True).when(blind == "false").then(False)

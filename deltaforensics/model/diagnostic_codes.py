@@ -591,6 +591,26 @@ Nothing.
 """,
 )
 
+TIMESTAMP_OUT_OF_RANGE = Code(
+    code="W207",
+    name="timestamp-out-of-range",
+    severity=Severity.WARNING,
+    title="a commitInfo time no date shows, read as missing",
+    doc="""
+## What it means
+A commit's `commitInfo.timestamp` or `inCommitTimestamp` is outside the dates a calendar shows
+(years 1 to 9999 in epoch milliseconds): nanoseconds or microseconds written by mistake, or a
+hostile log. The commit is treated as recording no time.
+
+## Why it matters
+The commit shows no time in `history`, and `--since`/`--until`/`snapshot --at` place it at the
+nearest older commit's time (or the file's), as for a commit without `commitInfo`.
+
+## What to do
+Find the writer that recorded it (`engineInfo` of that commit); Delta's PROTOCOL.md defines the
+timestamp as milliseconds since the epoch.
+""",
+)
 DIAGNOSTIC_CODES: tuple[Code, ...] = (
     COMMIT_GAP,
     CHECKPOINT_FALLBACK,
@@ -608,6 +628,7 @@ DIAGNOSTIC_CODES: tuple[Code, ...] = (
     EMPTY_COMMIT,
     INVALID_PROTOCOL,
     METADATA_WITHOUT_SCHEMA,
+    TIMESTAMP_OUT_OF_RANGE,
     UNPARSED_PREDICATE,
     READ_VERSION_UNKNOWN,
     READ_VERSION_NOT_BEFORE_VERSION,

@@ -68,11 +68,20 @@ class Profile:
 
     # -- what it read ------------------------------------------------------------------------
     stats_matching: bool = False  # delta-rs matches files to its predicate by min/max stats
+    # Delta-Spark's OptimisticTransaction.filterFiles marks as read only the files that survive
+    # data skipping (partition values and min/max statistics) on a DELETE, UPDATE, MERGE or
+    # replaceWhere filter; its added-files check still matches partition predicates only
+    # (ConflictChecker.checkForAddedFilesThatShouldHaveBeenReadByCurrentTxn)
+    read_files_by_data_skipping: bool = False
     appends_read_all_files: bool = False  # delta-rs: reads are its predicate, matched by stats
     # delta-rs >= 1.2: an operation without a predicate (append, full overwrite, OPTIMIZE) reads
     # every file of its snapshot; before, it read none (``TransactionInfo::read_files``)
     predicate_free_reads_all_files: bool = True
-    optimize_reads_compacted_files_only: bool = True  # delta-rs OPTIMIZE reads its whole snapshot
+    # OPTIMIZE (and REORG … APPLY (PURGE)) marks as read only the files it rewrites: Delta-Spark
+    # >= 3.3 (OptimizeExecutor.runOptimizeBatch, trackFilesRead(filesToProcess)); before 3.3 it
+    # read every file its partition predicate matched (txn.filterFiles(partitionPredicate)) and
+    # its retry compared all of them; delta-rs OPTIMIZE reads its whole snapshot
+    optimize_reads_compacted_files_only: bool = True
 
     # -- isolation levels --------------------------------------------------------------------
     default_isolation: IsolationLevel = IsolationLevel.SERIALIZABLE

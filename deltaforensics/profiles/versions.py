@@ -34,8 +34,9 @@ from deltaforensics.profiles.statement_writers import DELTA_RS, KERNEL
 # and never skip (delta-io/delta OptimisticTransaction.scala commitIfNeeded/commitImpl).
 SPARK_COMMIT_IF_NEEDED_OPERATIONS = frozenset({"WRITE", "DELETE", "UPDATE", "MERGE"})
 # Commands that commit only when they have actions: OptimizeTableCommand (``addedFiles.size >
-# 0``) and TruncateDeltaTableCommand (``deleteActions.nonEmpty``, Delta >= 4.3).
-SPARK_IDLE_NO_COMMIT_OPERATIONS = frozenset({"OPTIMIZE", "TRUNCATE"})
+# 0``; REORG … APPLY (PURGE) runs the same executor) and TruncateDeltaTableCommand
+# (``deleteActions.nonEmpty``, Delta >= 4.3).
+SPARK_IDLE_NO_COMMIT_OPERATIONS = frozenset({"OPTIMIZE", "REORG", "TRUNCATE"})
 
 ENGINES = ENGINE_NAMES
 
@@ -61,19 +62,25 @@ _SPARK_31 = Profile(
     empty_commit_skipping_operations=SPARK_COMMIT_IF_NEEDED_OPERATIONS,
     idle_commands_commit_nothing=SPARK_IDLE_NO_COMMIT_OPERATIONS,
     optimize_retries_on_conflict=True,
+    read_files_by_data_skipping=True,
+    optimize_reads_compacted_files_only=False,
     counts_unmarked_appends_as_changed_data=True,
     blind_loser_shortcut=False,
     refuses_to_set_write_serializable=True,
     spark_sql=True,
 )
-_SPARK_32 = replace(
-    _SPARK_31,
-    rule_order=SPARK_ORDER_32,
-    blind_loser_shortcut=True,
+_SPARK_32 = replace(_SPARK_31, rule_order=SPARK_ORDER_32, blind_loser_shortcut=True)
+# Delta 3.3 (delta-io/delta #3089, #3982): each OPTIMIZE batch marks as read only the files it
+# compacts, and its retry compares them with their deletion vectors (measured on 3.3.2 and
+# 4.4.0); up to 3.2 it read every file of its partition predicate (a whole-table OPTIMIZE failing
+# on a lone file it left alone: measured on 3.2.1, tests/realspark/logs/delta-3.2.1)
+_SPARK_33 = replace(
+    _SPARK_32,
+    optimize_reads_compacted_files_only=True,
     optimize_retry_compares_deletion_vectors=True,
 )
 _DATABRICKS = replace(
-    _SPARK_32,
+    _SPARK_33,
     engine="databricks",
     default_isolation=IsolationLevel.WRITE_SERIALIZABLE,
     dv_optimize_tolerance=True,
@@ -126,12 +133,12 @@ ROWS: Mapping[str, tuple[Row, ...]] = MappingProxyType(
                 since=(3, 3),
                 until=(4, 1),
                 label=_SPARK_NAME + " (3.2–4.0)",
-                behaviour=replace(_SPARK_32, identity_tolerance=True),
+                behaviour=replace(_SPARK_33, identity_tolerance=True),
             ),
             Row(
                 since=(4, 1),
                 label=_SPARK_NAME + " (≥4.1)",
-                behaviour=replace(_SPARK_32, identity_tolerance=True, metadata_allow_list=True),
+                behaviour=replace(_SPARK_33, identity_tolerance=True, metadata_allow_list=True),
             ),
         ),
         "databricks": (

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from deltaforensics.replay.as_of import Replay, parse_interval_ms, replay
 from deltaforensics.replay.commits import operation_parameters
-from deltaforensics.replay.diagnostics import content_diagnostics
+from deltaforensics.replay.diagnostics import content_diagnostics, unreadable_times
 from deltaforensics.replay.lifecycle import KEY, build_lifecycle, live_at_end
 
 __all__ = [
@@ -21,4 +21,5 @@ __all__ = [
     "operation_parameters",
     "parse_interval_ms",
     "replay",
+    "unreadable_times",
 ]

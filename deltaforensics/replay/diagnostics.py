@@ -1,4 +1,5 @@
-"""Remarks on what the actions say (W201, W202, W205, W206, W110), not on the log's layout."""
+"""Remarks on what the actions say (W201, W202, W205, W206, W207, W110), not on the log's
+layout."""
 
 from __future__ import annotations
 
@@ -7,11 +8,13 @@ import json
 import polars as pl
 
 from deltaforensics.model.actions import Protocol
+from deltaforensics.model.commit_info import epoch_ms, json_integer
 from deltaforensics.model.diagnostic_codes import (
     CATALOG_MANAGED_TABLE,
     INVALID_PROTOCOL,
     METADATA_WITHOUT_SCHEMA,
     MISSING_COMMIT_INFO,
+    TIMESTAMP_OUT_OF_RANGE,
     UNKNOWN_ACTION,
 )
 from deltaforensics.model.diagnostics import Diagnostic, info, warning
@@ -85,4 +88,37 @@ def content_diagnostics(rep: Replay) -> list[Diagnostic]:
                     v,
                 )
             )
+    return out
+
+
+def unreadable_times(commits: pl.DataFrame) -> list[Diagnostic]:
+    """W207 per commit whose ``commitInfo.timestamp`` or ``inCommitTimestamp`` is a number no
+    date shows (nanoseconds, 2^63), which the commit table reads as missing
+    (:func:`~deltaforensics.model.commit_info.epoch_ms`).
+
+    Only the commits the table left without a time are parsed again: none in a sound log (an
+    in-commit time is looked for only where other commits have one)."""
+    suspects = pl.col("timestamp").is_null()
+    if commits["in_commit_timestamp"].null_count() < commits.height:
+        suspects = suspects | pl.col("in_commit_timestamp").is_null()
+    rows = commits.filter(suspects & pl.col("commit_info").is_not_null())
+    out: list[Diagnostic] = []
+    for version, text in rows.select("version", "commit_info").iter_rows():
+        try:
+            info = json.loads(text)
+        except ValueError:
+            continue
+        for key in ("timestamp", "inCommitTimestamp"):
+            value = info.get(key) if isinstance(info, dict) else None
+            number = json_integer(value)
+            if number is not None and epoch_ms(number) is None:
+                shown = str(value)[:40] + ("…" if len(str(value)) > 40 else "")
+                out.append(
+                    warning(
+                        TIMESTAMP_OUT_OF_RANGE,
+                        f"commitInfo.{key} {shown} is not a time in epoch milliseconds; "
+                        "read as missing",
+                        version,
+                    )
+                )
     return out

@@ -50,6 +50,23 @@ def visible(value: str, *, keep: str = "") -> str:
     return _CONTROL.sub(lambda m: m.group() if m.group() in keep else _shown(m), value)
 
 
+# A table cell holding a string from the log or the user shows this much of it (issue #32: a
+# 50 MB predicate printed as 694,452 terminal lines); the JSON report keeps it whole.
+MAX_CELL = 120
+
+
+def cut(value: str, most: int = MAX_CELL) -> str:
+    """``value`` in at most ``most`` characters, the rest marked ``…``; cut before escaping,
+    so no escape (``\\x1b``, ``&lt;``) is ever cut in half."""
+    return value if len(value) <= most else value[: most - 1] + "…"
+
+
+def visible_lines(text: str) -> str:
+    """The report's own lines (``\\n``-separated), each escaped by :func:`visible`: the
+    breaks stay breaks, any other control character in them is shown."""
+    return "\n".join(visible(line) for line in text.split("\n"))
+
+
 def change_text(change: Mapping[str, JsonValue]) -> str:
     """``{"kind": "partition-by", "columns": ["date"]}`` -> ``partition-by columns=date``."""
     params = []

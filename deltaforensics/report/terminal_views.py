@@ -26,6 +26,7 @@ from deltaforensics.report.document.history import (
     SnapshotDocument,
 )
 from deltaforensics.report.document.whatif import WhatIfDocument
+from deltaforensics.report.plain import cut
 from deltaforensics.report.prose import failure_words, rule_code
 from deltaforensics.report.terminal import fitted_table, heading, labelled, safe
 from deltaforensics.report.to_text import key_parameters, who_wrote
@@ -109,15 +110,15 @@ def _history_row(c: HistoryCommit, *, wide: bool) -> list[str]:
     raced = c.read_version is not None and c.read_version < c.version - 1
     read = "" if c.read_version is None else f"read v{c.read_version}" + (" ▲" if raced else "")
     when = (c.timestamp_iso or "").replace("T", " ").removesuffix("Z")[:16]
-    op = c.operation or ("(no commitInfo)" if not c.has_commit_info else "")
+    op = cut(c.operation or ("(no commitInfo)" if not c.has_commit_info else ""))
     row = [f"v{c.version}", when, op, read, f"+{c.num_added_files} −{c.num_removed_files}"]
-    params = key_parameters(c.operation_parameters)
+    params = cut(key_parameters(c.operation_parameters))
     if wide:
         blind = "blind" if c.is_blind_append else ""
-        row.append(" ".join(p for p in (c.isolation_level or "", blind) if p))
-        engine = c.engine_info or c.client_version or ""
+        row.append(cut(" ".join(p for p in (c.isolation_level or "", blind) if p)))
+        engine = cut(c.engine_info or c.client_version or "")
         params = " · ".join(p for p in (engine, params) if p)
-    return [*row, who_wrote(c), params]
+    return [*row, cut(who_wrote(c)), params]
 
 
 def render_snapshot(s: SnapshotDocument, console: Console) -> None:

@@ -20,7 +20,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from deltaforensics.model.diagnostics import Diagnostic
-from deltaforensics.model.words import plural
+from deltaforensics.model.words import agree, plural
 from deltaforensics.report.change_words import change_words
 from deltaforensics.report.document.entry import JsonValue
 from deltaforensics.report.document.explain import (
@@ -34,6 +34,7 @@ from deltaforensics.report.document.whatif import WhatIfDocument
 from deltaforensics.report.plain import (
     NO_APPLY_TEXT,
     commits_by_version,
+    cut,
     recommendations_note,
     visible,
 )
@@ -221,7 +222,7 @@ def _races(doc: ExplainDocument, max_rows: int, none: str) -> list[str]:
     if quiet:
         out.append(
             f"{plural(len(quiet), 'other race' if risky else 'race')} committed cleanly, and no "
-            "single change tried makes them conflict:"
+            f"single change tried makes {agree(len(quiet), 'it', 'them')} conflict:"
         )
         lines = [f"- ✅ {phrase(safe_race_words(r, commits))}" for r in quiet[:max_rows]]
         if len(quiet) > max_rows:
@@ -246,7 +247,7 @@ def _attempts(attempts: Sequence[Attempt], max_rows: int) -> list[str]:
         return []
     rows = [
         [
-            code(a.statement),
+            code(cut(a.statement)),
             f"v{a.read_version}" if a.read_version is not None else "—",
             _outcome(a.outcome, a.code),
             f"v{a.winner_version}" if a.winner_version is not None else "—",
@@ -355,7 +356,7 @@ def whatif_to_markdown(report: WhatIfDocument, *, max_rows: int = MAX_ROWS) -> s
             loser = (
                 f"v{p.loser.version}"
                 if p.loser.version is not None
-                else f"attempt {code(p.loser.attempt)}"
+                else f"attempt {code(cut(p.loser.attempt or ''))}"
             )
             rows.append(
                 [

@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.text import Text
 
 from deltaforensics.evidence.anomalies import Anomaly
-from deltaforensics.model.words import plural
+from deltaforensics.model.words import agree, plural
 from deltaforensics.report.change_words import change_words
 from deltaforensics.report.document.explain import (
     Commit,
@@ -126,7 +126,7 @@ def _timeline(doc: ExplainDocument, commits: Commits, console: Console) -> None:
             (
                 r.version,
                 Bar(
-                    label=_label(f"v{r.read_version}→v{r.version}", r.operation),
+                    label=_label(f"v{r.read_version}→v{r.version}", safe(r.operation)),
                     read_version=r.read_version,
                     end_version=r.version,
                     winners=r.winners,
@@ -164,7 +164,8 @@ def _timeline(doc: ExplainDocument, commits: Commits, console: Console) -> None:
 
 def _label(span: str, operation: str, most: int = 28) -> str:
     """``v1→v5 MERGE``; a long operation name ends at a word, marked ``…``, so the chart keeps
-    its bars at 80 columns (the findings below give the name whole)."""
+    its bars at 80 columns (the findings below give the name whole). ``operation`` is the
+    escaped text (:func:`safe`): cut after escaping, no half escape reaches the terminal."""
     label = f"{span} {operation}"
     if len(label) <= most:
         return label
@@ -187,7 +188,8 @@ def _findings(doc: ExplainDocument, commits: Commits, console: Console) -> None:
         head = plural(len(quiet), "other race" if explanations else "race")
         console.print(
             Text(
-                f"✓ {head} committed safely, and no single change makes them fail:",
+                f"✓ {head} committed safely, and no single change makes "
+                f"{agree(len(quiet), 'it', 'them')} fail:",
                 style=LEVEL_STYLES["ok"],
             )
         )

@@ -18,7 +18,7 @@ from deltaforensics.report.document.history import (
     SnapshotDocument,
 )
 from deltaforensics.report.document.history_json import document_json_chunks
-from deltaforensics.report.plain import visible
+from deltaforensics.report.plain import visible, visible_lines
 from deltaforensics.report.text_table import render_table
 from deltaforensics.snapshot import Snapshot
 
@@ -82,7 +82,11 @@ def history_text(history: HistoryDocument) -> str:
             ]
         )
     table = render_table(headers, rows)
-    return table if history.time_window is None else f"{history.time_window.describe()}\n{table}"
+    return (
+        table
+        if history.time_window is None
+        else f"{visible_lines(history.time_window.describe())}\n{table}"
+    )
 
 
 # json.dumps writes these characters as themselves; anything else (quote, backslash, control,
@@ -205,7 +209,7 @@ def snapshot_text(snap: SnapshotDocument) -> str:
         f"partitioned by {', '.join(snap.partition_columns) or '(none)'}"
     )
     if snap.time_window is not None:
-        head += "\n" + visible(snap.time_window.describe())
+        head += "\n" + visible_lines(snap.time_window.describe())
     rows = [
         [
             f.path,

@@ -29,6 +29,22 @@ def read_optimize(text: str, m: re.Match[str]) -> Statement:
     return Statement(kind="OPTIMIZE", text=text, table=table, condition=condition, zorder=zorder)
 
 
+def read_reorg(text: str, m: re.Match[str]) -> Statement:
+    """``REORG TABLE t [WHERE partition filter] APPLY (PURGE)``: Delta's own grammar
+    (DeltaSqlBase.g4 ``reorgTable``); ``APPLY (UPGRADE UNIFORM …)`` is a protocol change."""
+    if m.group("apply").strip().upper() != "PURGE":
+        raise ValueError(
+            f"REORG … APPLY ({m.group('apply').strip()}) is not modelled as an attempt: only "
+            "APPLY (PURGE) is (UPGRADE UNIFORM changes the protocol)"
+        )
+    table = clean_name(m.group("table"))
+    condition = None
+    if m.group("where"):
+        tree = parse_condition(m.group("where"))
+        condition = to_sql(requalify(tree, {table, table.rsplit(".", 1)[-1]}))
+    return Statement(kind="REORG", text=text, table=table, condition=condition)
+
+
 def _type_name(kind: exp.Expr | None) -> str:
     if not isinstance(kind, exp.DataType):
         return "string"

@@ -34,6 +34,7 @@ KINDS = (
     "UPDATE",
     "MERGE",
     "OPTIMIZE",
+    "REORG",
     "ALTER",
     "TRUNCATE",
     "REPLACE",

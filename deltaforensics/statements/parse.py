@@ -22,6 +22,7 @@ from deltaforensics.statements.ddl import (
     read_alter_command,
     read_create,
     read_optimize,
+    read_reorg,
     read_restore,
     read_sync_identity,
     read_truncate,
@@ -37,6 +38,12 @@ _OPTIMIZE = re.compile(
     r"(?:\s+WHERE\s+(?P<where>.+?))?"
     r"(?:\s+(?P<full>FULL))?"
     r"(?:\s+ZORDER\s+BY\s*(?P<z>\(.*\)|[^()]+?))?\s*;?\s*$",
+    re.IGNORECASE | re.DOTALL,
+)
+# Delta's own grammar (DeltaSqlBase.g4 ``reorgTable``), which sqlglot does not know
+_REORG = re.compile(
+    r"^\s*REORG\s+TABLE\s+(?P<table>(?:`[^`]*`|[^\s`])+)(?:\s+WHERE\s+(?P<where>.+?))?"
+    r"\s+APPLY\s*\((?P<apply>.*)\)\s*;?\s*$",
     re.IGNORECASE | re.DOTALL,
 )
 _REPLACE_TABLE = re.compile(r"^\s*REPLACE\s+TABLE\b", re.IGNORECASE)
@@ -78,6 +85,8 @@ def parse_statement(sql: str) -> Statement:
     text = sql.strip()
     if m := _OPTIMIZE.match(text):
         return read_optimize(text, m)
+    if m := _REORG.match(text):
+        return read_reorg(text, m)
     replace_keyword = "CREATE OR REPLACE"
     to_parse = text
     if _REPLACE_TABLE.match(text):

@@ -2,29 +2,16 @@
 
 from __future__ import annotations
 
-import logging
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
+from deltaforensics.model.quiet import quiet_logger
+
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _TOKEN = re.compile(r"<Token token_type: TokenType\.(\w+), text: (.*?), line: .*?>")
-
-
-@contextmanager
-def _quiet_sqlglot() -> Iterator[None]:
-    """sqlglot logs a warning when it falls back to a generic Command; we report it ourselves."""
-    logger = logging.getLogger("sqlglot")
-    level = logger.level
-    logger.setLevel(logging.ERROR)
-    try:
-        yield
-    finally:
-        logger.setLevel(level)
 
 
 def _one_line(err: Exception) -> str:
@@ -44,7 +31,7 @@ def _token_text(m: re.Match[str]) -> str:
 
 def parse_tree(text: str) -> exp.Expr:
     try:
-        with _quiet_sqlglot():
+        with quiet_logger("sqlglot"):  # it warns of a fallback we report ourselves
             trees = [t for t in sqlglot.parse(text, read="spark") if t is not None]
     except (ParseError, TokenError) as err:
         raise ValueError(

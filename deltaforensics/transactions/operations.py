@@ -38,3 +38,9 @@ WHOLE_TABLE_OPERATIONS = frozenset(
 # other column changes read nothing and are blind (delta-io/delta DeltaOperations.ChangeColumn,
 # commands/alterDeltaTableCommands.scala AlterTableChangeColumnDeltaCommand)
 READS_WHOLE_TABLE_UNLESS_BLIND = frozenset({"CHANGE COLUMN", "CHANGE COLUMNS"})
+# The commands that run Delta-Spark's OptimizeExecutor: OPTIMIZE and REORG … APPLY (PURGE),
+# recorded as REORG ("REORG operations have isolation semantics identical to OPTIMIZE when
+# rewriting data files", Databricks "Isolation levels and write conflicts"; delta-io/delta
+# DeltaOperations.Reorg extends OptimizeOrReorg). REORG … UPGRADE UNIFORM is recorded as
+# "REORG TABLE UPGRADE UNIFORM", a protocol change, and is not one of them.
+COMPACTIONS = frozenset({"OPTIMIZE", "REORG"})

@@ -113,7 +113,10 @@ def reads_for(
         else "unpartitioned table: no partition precision"
     )
     confidence = "low" if unknown else "medium" if part.reasons and cols else "high"
-    return reads_matching(part.predicate, info.predicate, reason, confidence)
+    # a MERGE with WHEN NOT MATCHED BY SOURCE reads every file: Delta-Spark's data skipping
+    # then gets no filter (ClassicMergeExecutor: filterFiles(TRUE))
+    full = TRUE if info.has_not_matched_by_source else info.predicate
+    return reads_matching(part.predicate, full, reason, confidence)
 
 
 def _read_without_file_actions(operation: str, profile: Profile) -> Reads | None:

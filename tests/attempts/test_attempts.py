@@ -26,7 +26,7 @@ from deltaforensics.attempts import (
 )
 from deltaforensics.profiles import databricks, delta_rs, delta_spark, profile_by_name
 from deltaforensics.replay import Replay
-from deltaforensics.report.document.explain import attempt_to_dict, conflict_entry
+from deltaforensics.report.document.explain import Attempt, Conflict
 from deltaforensics.report.validate import load_schema
 from deltaforensics.statements import UNKNOWN, parse_statement
 from deltaforensics.transactions import Transaction, reconstruct_transactions
@@ -969,8 +969,10 @@ def test_optimize_vs_delete() -> None:
     _, v = verdict_for(sql, rep, 5, databricks((13, 3)))
     # OPTIMIZE's re-added files are changed data
     assert (v.outcome, v.winner_version) == (APPEND, 6)
-    entry = conflict_entry(v)
-    assert entry is not None and entry["partitions"] == [{"event_date": "2024-03-01"}]
+    predicted = Conflict.from_attempt(v)
+    assert predicted is not None and predicted.to_dict()["partitions"] == [
+        {"event_date": "2024-03-01"}
+    ]
     _, quiet = verdict_for(sql, rep, 23, databricks((13, 3)))
     assert quiet.outcome == OK
     _, opt = verdict_for(
@@ -1048,7 +1050,7 @@ def test_attempt_to_dict_matches_the_report_schema() -> None:
     rep = replay_of(SAMPLES / "merge_without_partition_literal")
     sql = "MERGE INTO orders t USING updates s ON t.order_id = s.order_id WHEN MATCHED THEN UPDATE SET *"
     _, failing = verdict_for(sql, rep, 35, delta_spark())
-    entry = attempt_to_dict(failing)
+    entry = Attempt.from_verdict(failing).to_dict()
     _validate(entry, "attempt")
     assert {
         k: entry[k] for k in ("statement", "read_version", "outcome", "winner_version", "code")
@@ -1059,7 +1061,9 @@ def test_attempt_to_dict_matches_the_report_schema() -> None:
         "winner_version": 36,
         "code": "DC010",
     }
-    conflict = entry["conflict"]
+    predicted = Conflict.from_attempt(failing)
+    assert predicted is not None
+    conflict = predicted.to_dict()
     _validate(conflict, "conflict")
     assert conflict["source"] == "attempt" and conflict["loser"] == {
         "version": None,
@@ -1068,14 +1072,9 @@ def test_attempt_to_dict_matches_the_report_schema() -> None:
     }
     assert conflict["candidates"] == [36] and conflict["exception"] == APPEND and conflict["files"]
     _, passing = verdict_for(sql, rep, 35, databricks())
-    ok = attempt_to_dict(passing)
+    ok = Attempt.from_verdict(passing).to_dict()
     _validate(ok, "attempt")
-    assert (
-        ok["outcome"] == OK
-        and ok["code"] is None
-        and "conflict" not in ok
-        and conflict_entry(passing) is None
-    )
+    assert ok["outcome"] == OK and ok["code"] is None and Conflict.from_attempt(passing) is None
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1675,3 +1675,21 @@ def test_a_known_message_is_found_inside_noise(before: str, after: str, which: i
         e.exception == exception and e.winner_version == version and e.partition == partition
         for e in found
     ), [(e.exception, e.winner_version, e.partition) for e in found]
+
+
+def test_a_schema_change_since_analysis_is_an_engine_error_naming_its_columns() -> None:
+    """MergeIntoCommand's DeltaAnalysisException (the Delta 4.4.0 text a kept log records):
+    not a conflict exception; it stands for MetadataChangedException and names the columns."""
+    text = (
+        "org.apache.spark.sql.delta.DeltaAnalysisException: [DELTA_SCHEMA_CHANGE_SINCE_ANALYSIS] "
+        "The schema of your Delta table has changed in an incompatible way since your DataFrame\n"
+        "or DeltaTable object was created. Please redefine your DataFrame or DeltaTable object.\n"
+        "Changes:\nLatest schema is missing field(s): note, extra"
+    )
+    (evidence,) = extract_conflicts(text)
+    assert (evidence.exception, evidence.error_class) == (
+        "MetadataChangedException",
+        "DELTA_SCHEMA_CHANGE_SINCE_ANALYSIS",
+    )
+    assert evidence.details["engine_error"] == "DELTA_SCHEMA_CHANGE_SINCE_ANALYSIS"
+    assert evidence.details["changed_fields"] == ["note", "extra"]

@@ -1,7 +1,8 @@
 """Partition values and paths of unusual JSON types, on the polars fast path and on the exact
 reader alike: the live files and their partition values are those the real ``deltalake``
 reports (it reads every scalar as its JSON text, as Jackson does), or an error naming the
-field where both refuse a container.
+field where both refuse a container. A path that is a number is refused too, where deltalake
+and Jackson read ``5`` as ``"5"`` (issue #32: a path is a string in every command).
 
 Each log is written by hand (no writer produces these) with three plain commits around the
 odd one, so the odd commit is parsed with its neighbours in one buffer; the ``exact`` variant
@@ -59,8 +60,6 @@ CASES: dict[str, tuple[object, dict[str, object]]] = {
     "value-null": ("d=1/odd.parquet", {"d": None}),
     "value-empty-string": ("d=1/odd.parquet", {"d": ""}),
     "path-numeric-string": ("5", {"d": "a"}),
-    "path-a-number": (5, {"d": "a"}),
-    "path-a-float": (5.5, {"d": "a"}),
     "path-starting-with-a-bracket": ("[1]", {"d": "a"}),
 }
 
@@ -114,4 +113,17 @@ def test_a_container_as_a_partition_value_is_an_error_naming_it(
     assert code == 3, err
     first = err.strip().splitlines()[0]
     assert "00000000000000000003.json" in first and "version 3" in first and field in first
+    assert out == ""
+
+
+@pytest.mark.parametrize("exact", [False, True], ids=["fast", "exact"])
+@pytest.mark.parametrize("path", [5, 5.5, True], ids=["int", "float", "bool"])
+def test_a_path_that_is_not_a_string_is_an_error_naming_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, path: object, exact: bool
+) -> None:
+    root = _log(tmp_path, path, {"d": "a"}, exact)
+    code, out, err = run(capsys, "snapshot", str(root))
+    assert code == 3, err
+    first = err.strip().splitlines()[0]
+    assert "00000000000000000003.json" in first and "version 3" in first and "add.path" in first
     assert out == ""

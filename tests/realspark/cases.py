@@ -20,7 +20,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 D1, D3 = "2024-01-01", "2024-01-03"
@@ -74,6 +74,7 @@ class Case:
     loser: Op
     layout: Layout
     setup: dict[str, Any] = field(default_factory=dict)
+    before: tuple[dict[str, Any], ...] = ()  # statements committed before the race, seen by all
 
     def statements(self) -> tuple[Statement, Statement]:
         region = D1 if self.layout.overlap else D3
@@ -84,7 +85,8 @@ class Case:
 
     def spec(self) -> dict[str, Any]:
         winner, loser = self.statements()
-        return {"id": self.id, "setup": self.setup, "winners": [winner.run], "loser": loser.run}
+        spec = {"id": self.id, "setup": self.setup, "winners": [winner.run], "loser": loser.run}
+        return {**spec, "before": list(self.before)} if self.before else spec
 
 
 def _rows(region: str) -> list[list[Any]]:
@@ -478,3 +480,85 @@ def sample(release: tuple[int, int], size: int = 40) -> list[Case]:
         for case in extra[:: max(1, len(extra) // EXTRA_PER_KIND)][:EXTRA_PER_KIND]:
             chosen.setdefault(case.id, case)
     return list(chosen.values())
+
+
+# -- the classes of miss an independent check found (issue #34) --------------------------------
+# Pairs the rotation never makes: each is one class of miss, on the seeded table (2024-01-02
+# holds ids 100-104, 2024-01-03 ids 200-209, each INSERT two files). Each run's log is kept
+# under tests/realspark/logs/ and must fail without the model's fix.
+D2 = "2024-01-02"
+
+
+def _fixed(text: str, *flags: str) -> Callable[[str, Layout, str], Statement]:
+    return lambda region, layout, role: _sql(text, *flags)
+
+
+def _merge_on_date(region: str, layout: Layout, role: str) -> Statement:
+    rows = _rows(D3)
+    return _sql(
+        f"MERGE INTO {{table}} AS t USING (SELECT * FROM VALUES {_values(rows)} "
+        f"AS v(id, date, country, value)) AS s ON t.id = s.id AND t.date = '{D3}' "
+        "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *"
+    )
+
+
+def _merge_after_analysis(region: str, layout: Layout, role: str) -> Statement:
+    """A MERGE whose plan is analysed before the winner commits and whose transaction starts
+    after (DeltaTable API: the target is resolved at ``forPath``); the SQL MERGE of a user's
+    session lands there when the winner commits between its analysis and its execution."""
+    statement = _merge(D1, layout, literal=False)
+    rows = _rows(D1)
+    on = "t.id = s.id AND t.date = s.date" if layout.partitioned else "t.id = s.id"
+    return Statement(
+        run={"kind": "merge-api", "rows": rows, "on": on, "hold": "after-analysis"},
+        attempt=statement.attempt,
+    )
+
+
+PARTITION_DELETE = Op(
+    name="DELETE one partition",
+    build=_fixed(f"DELETE FROM {{table}} WHERE date = '{D2}'"),
+)
+MISS_LOSERS = {
+    "skipping": (
+        Op(name="DELETE by id", build=_fixed("DELETE FROM {table} WHERE id = 205")),
+        Op(
+            name="UPDATE by id", build=_fixed("UPDATE {table} SET value = value * 2 WHERE id = 205")
+        ),
+        Op(name="MERGE on a date literal", build=_merge_on_date),
+        Op(
+            name="DELETE by id in that partition",
+            build=_fixed("DELETE FROM {table} WHERE id = 102"),
+        ),
+    ),
+    "optimize": (Op(name="OPTIMIZE whole table", build=_fixed("OPTIMIZE {table}")),),
+    "reorg": (Op(name="REORG PURGE", build=_fixed("REORG TABLE {table} APPLY (PURGE)")),),
+}
+ADD_COLUMNS = Op(name="ADD COLUMNS", build=add_columns)
+MERGE_AFTER_ANALYSIS = Op(name="MERGE analysed before", build=_merge_after_analysis)
+# each INSERT of the seed writes two files (local[2]): compacted, 2024-01-02 holds one file, which
+# a whole-table OPTIMIZE leaves alone
+LONE = {"kind": "sql", "sql": f"OPTIMIZE {{table}} WHERE date = '{D2}'"}
+# a deletion vector on a file of 2024-01-01 at the read version: what REORG … APPLY (PURGE) rewrites
+DV_BEFORE = {"kind": "sql", "sql": f"DELETE FROM {{table}} WHERE date = '{D1}' AND id = 1"}
+
+
+def misses(release: tuple[int, int]) -> list[Case]:
+    """The cases of each class of miss (data skipping, OPTIMIZE's read set, REORG PURGE, an
+    engine error outside the checker's exceptions)."""
+    part = Layout(partitioned=True, deletion_vectors=False, overlap=False)
+    flat = Layout(partitioned=False, deletion_vectors=False, overlap=False)
+    part_dv = Layout(partitioned=True, deletion_vectors=True, overlap=False)
+    skipping = MISS_LOSERS["skipping"]
+    cases = [
+        _case(PARTITION_DELETE, skipping[0], part),
+        _case(PARTITION_DELETE, skipping[1], flat),
+        _case(PARTITION_DELETE, skipping[2], flat),
+        _case(PARTITION_DELETE, skipping[3], flat),
+        replace(_case(PARTITION_DELETE, MISS_LOSERS["optimize"][0], part), before=(LONE,)),
+        _case(ADD_COLUMNS, MERGE_AFTER_ANALYSIS, part),
+    ]
+    if release >= (3, 0):  # REORG ... APPLY (PURGE) came with Delta 2.3, DVs on DML in 3.0
+        reorg = _case(PARTITION_DELETE, MISS_LOSERS["reorg"][0], part_dv)
+        cases.append(replace(reorg, before=(DV_BEFORE,)))
+    return cases

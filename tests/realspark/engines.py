@@ -65,9 +65,15 @@ DELTA_SPARK = (
     ),
 )
 
+# Releases run once, by hand, for a kept log of a miss the pinned ones cannot show (issue #34:
+# OPTIMIZE's read set before Delta 3.3); CI does not run them
+MEASURED_ONCE = (
+    DeltaSpark(delta="3.2.1", spark="3.5.3", artifact="io.delta:delta-spark_2.12:3.2.1", era="3.x"),
+)
+
 
 def by_key(key: str) -> DeltaSpark:
-    for engine in DELTA_SPARK:
+    for engine in DELTA_SPARK + MEASURED_ONCE:
         if key in (engine.key, engine.delta):
             return engine
     known = ", ".join(e.delta for e in DELTA_SPARK)

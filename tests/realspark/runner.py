@@ -30,6 +30,8 @@ SEED = {  # partition -> ids; d1 has two files so OPTIMIZE has work to do
 }
 COUNTRY = {"2024-01-01": "US", "2024-01-02": "DE", "2024-01-03": "FR"}
 COLUMNS = "id, date, country, value"
+# errors a release raises for a concurrent change outside its conflict checker (checks.py)
+ENGINE_ERRORS = ("DELTA_SCHEMA_CHANGE_SINCE_ANALYSIS",)
 GATE_TIMEOUT = 300.0  # a loaded 2-core machine needs minutes to reach a commit
 
 
@@ -172,7 +174,23 @@ def execute(spark: Any, statement: dict[str, Any], path: Path) -> None:
             writer = writer.option(key, value)
         writer.save(str(path))
         return
+    if kind == "merge-api":
+        prepare_merge(spark, statement, path)()
+        return
     raise ValueError(f"unknown statement kind {kind!r}")
+
+
+def prepare_merge(spark: Any, statement: dict[str, Any], path: Path) -> Callable[[], Any]:
+    """A MERGE through Delta's DeltaTable API, analysed now and run when called: ``forPath``
+    resolves the target (its schema) at once, the transaction starts at ``execute``."""
+    jvm = spark.sparkContext._jvm
+    target = jvm.io.delta.tables.DeltaTable.forPath(spark._jsparkSession, str(path))
+    source = spark.sql(
+        "SELECT CAST(id AS BIGINT) AS id, date, country, CAST(value AS DOUBLE) AS value "
+        f"FROM VALUES {values(statement['rows'])} AS v({COLUMNS})"
+    )
+    builder = target.alias("t").merge(source.alias("s")._jdf, statement["on"])
+    return builder.whenMatched().updateAll().whenNotMatched().insertAll().execute
 
 
 def java_throwable(exc: BaseException) -> Any:
@@ -202,8 +220,11 @@ def describe_failure(exc: BaseException) -> dict[str, Any]:
                 "text": str(item.toString()),
             }
     first = chain[0] if chain else None
+    found = re.search(r"\[([A-Z_]+)[.\]]", str(first.getMessage()) if first is not None else "")
+    error_class = found.group(1) if found else None
     return {
-        "outcome": "error",
+        "outcome": error_class if error_class in ENGINE_ERRORS else "error",
+        "error_class": error_class,
         "exception_class": first.getClass().getName() if first is not None else type(exc).__name__,
         "message": str(first.getMessage()) if first is not None else str(exc),
         "text": str(first.toString())
@@ -244,9 +265,18 @@ def run_case(
     result: dict[str, Any] = {}
 
     def lose() -> None:
-        jvm.java.lang.Thread.currentThread().setName(f"gate:{gate}")
+        held = case["loser"].get("hold") == "after-analysis"
+        if not held:
+            jvm.java.lang.Thread.currentThread().setName(f"gate:{gate}")
         try:
-            execute(spark, case["loser"], table)
+            if held:  # hold between the statement's analysis and its transaction
+                run = prepare_merge(spark, case["loser"], table)
+                Path(f"{gate}.reached").write_text("analysed")
+                while not Path(f"{gate}.release").exists():
+                    time.sleep(0.01)
+                run()
+            else:
+                execute(spark, case["loser"], table)
             result["outcome"] = "commits"
         except Exception as exc:
             result.update(describe_failure(exc))

@@ -18,6 +18,7 @@ from deltaforensics.predicates.ir import (
     walk,
 )
 from deltaforensics.transactions import Transaction
+from deltaforensics.transactions.operations import COMPACTIONS
 
 DML = frozenset({"UPDATE", "DELETE", "MERGE"})
 
@@ -47,8 +48,8 @@ def optimize_tolerated(ctx: RuleContext) -> str | None:
         return None
     if w.written.z_order or lo.written.z_order:
         return None
-    if (w.provenance.operation == "OPTIMIZE" and lo.provenance.operation in DML | {"OPTIMIZE"}) or (
-        lo.provenance.operation == "OPTIMIZE" and w.provenance.operation in DML
+    if (w.provenance.operation in COMPACTIONS and lo.provenance.operation in DML | COMPACTIONS) or (
+        lo.provenance.operation in COMPACTIONS and w.provenance.operation in DML
     ):
         return "Databricks: OPTIMIZE without ZORDER BY does not conflict with DML or OPTIMIZE on deletion-vector tables"
     return None

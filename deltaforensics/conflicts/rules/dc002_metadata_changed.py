@@ -11,6 +11,11 @@ the current transaction changes no metadata itself; ≥ 3.3 tolerates identity h
 updates. Everything else, and every metadata change on
 delta-rs, fails.
 
+A MERGE racing a change of the number of columns (ADD, DROP or REPLACE COLUMNS) can fail
+before its commit instead: when the change lands after the MERGE was analysed and before its
+transaction began, Delta-Spark raises `DELTA_SCHEMA_CHANGE_SINCE_ANALYSIS` (a
+DeltaAnalysisException, `MergeIntoCommand.runMerge`); the finding carries it as `engine_error`.
+
 ## Example
     v11 ALTER TABLE ADD COLUMNS
     v12 INSERT, read at v10   -> DC002 MetadataChangedException
@@ -27,6 +32,12 @@ from __future__ import annotations
 from deltaforensics.conflicts.rule import Hit, Rule, RuleContext
 from deltaforensics.profiles import Check
 from deltaforensics.transactions import Transaction
+
+# MergeIntoCommand.runMerge fails a MERGE whose target had another number of columns when it was
+# analysed than when its transaction began (``target.schema.size != deltaTxn.metadata.schema
+# .size``, every release from 2.4.0 to 4.4.0): a DeltaAnalysisException, not a conflict
+SCHEMA_CHANGE_SINCE_ANALYSIS = "DELTA_SCHEMA_CHANGE_SINCE_ANALYSIS"
+COLUMN_COUNT_CHANGES = frozenset({"ADD COLUMNS", "DROP COLUMNS", "REPLACE COLUMNS"})
 
 # Allow-listed keys (≥ 4.1) and the changes Delta accepts for each: None = any value,
 # "new" = only newly added, otherwise the only value it may be set to.
@@ -59,6 +70,17 @@ def check(ctx: RuleContext) -> Hit | None:
         # an allow-listed change, or a metaData action equal to the one read (a RESTORE, a
         # protocol-only SET TBLPROPERTIES): real Delta 4.4.0 commits the loser (docs/fidelity.md)
         return None
+    if (
+        profile.spark_sql
+        and lo.provenance.operation == "MERGE"
+        and w.provenance.operation in COLUMN_COUNT_CHANGES
+    ):
+        return Hit(
+            reason=f"v{w.version} ({w.provenance.operation}) changed table metadata ({what}); had it "
+            "committed after this MERGE was analysed and before its transaction began, Delta "
+            f"raises {SCHEMA_CHANGE_SINCE_ANALYSIS} instead",
+            engine_error=SCHEMA_CHANGE_SINCE_ANALYSIS,
+        )
     return Hit(reason=f"v{w.version} ({w.provenance.operation}) changed table metadata ({what})")
 
 

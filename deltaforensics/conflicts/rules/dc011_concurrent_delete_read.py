@@ -34,6 +34,7 @@ from deltaforensics.conflicts.rules._shared import (
 )
 from deltaforensics.model.words import plural
 from deltaforensics.profiles import Check
+from deltaforensics.transactions.operations import COMPACTIONS
 
 
 def check(ctx: RuleContext) -> Hit | None:
@@ -67,7 +68,7 @@ def check(ctx: RuleContext) -> Hit | None:
         files=paths(hits.files),
         partitions=hits.partitions,
         confidence="medium"
-        if confidence == "high" and lo.provenance.operation != "OPTIMIZE"
+        if confidence == "high" and lo.provenance.operation not in COMPACTIONS
         else confidence,
     )
 

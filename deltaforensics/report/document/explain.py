@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TypedDict
+from typing import ClassVar, TypedDict
 
 from deltaforensics.analysis import ConflictAnalysis, TableIsolation
 from deltaforensics.conflicts.checker import Fragility, Verdict
@@ -178,11 +178,20 @@ class Conflict(Entry):
     partitions: tuple[Partition, ...]
     files: tuple[str, ...]
     confidence: str
+    # the engine's own error when it is not one of the checker's exceptions (left out when null)
+    engine_error: str | None = None
+    # a failure harvested from Spark's records (issue #33); left out when null
     app_id: str | None = None
     started_at: int | None = None
     failed_at: int | None = None
     records: tuple[str, ...] | None = None
-    omitted_when_null = ("app_id", "started_at", "failed_at", "records")
+    omitted_when_null: ClassVar[tuple[str, ...]] = (
+        "engine_error",
+        "app_id",
+        "started_at",
+        "failed_at",
+        "records",
+    )
 
     @classmethod
     def from_error(cls, found: ErrorConflict) -> Conflict:
@@ -198,6 +207,7 @@ class Conflict(Entry):
             partitions=found.partitions,
             files=found.files,
             confidence=found.confidence,
+            engine_error=found.engine_error,
             app_id=found.app_id,
             started_at=found.started_at,
             failed_at=found.failed_at,
@@ -223,6 +233,7 @@ class Conflict(Entry):
             partitions=tuple(dict(p) for p in found.partitions),
             files=tuple(found.files),
             confidence=found.confidence,
+            engine_error=found.engine_error,
         )
 
 
@@ -246,6 +257,8 @@ class Attempt(Entry):
     confidence: str
     files_added: int
     files_removed: int
+    engine_error: str | None = None  # see Conflict.engine_error
+    omitted_when_null: ClassVar[tuple[str, ...]] = ("engine_error",)
 
     @classmethod
     def from_verdict(cls, verdict: Verdict) -> Attempt:
@@ -263,6 +276,7 @@ class Attempt(Entry):
             read_whole_table=a.read.reads.whole_table,
             files_added=a.written.added.height,
             files_removed=a.written.removed.height,
+            engine_error=verdict.raised.engine_error if verdict.raised else None,
         )
 
 

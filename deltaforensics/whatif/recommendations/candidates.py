@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 
 from deltaforensics.conflicts.checker import COMMITS
 from deltaforensics.model.ids import IsolationLevel, Severity
-from deltaforensics.model.words import plural
+from deltaforensics.model.words import agree, plural
 from deltaforensics.predicates.ir import column_refs
 from deltaforensics.profiles import parse_isolation
 from deltaforensics.transactions import Transaction
@@ -318,7 +318,8 @@ def rationale(
         + f", measured on {plural(ev['races'], 'race')}, {plural(ev['errors'], 'error')} and "
         f"{plural(ev['attempts'], 'attempt')}."
         + (
-            f" {plural(unmeasured, 'conflict')} seen in error texts are not measured: without the "
+            f" {plural(unmeasured, 'conflict')} seen in error texts "
+            f"{agree(unmeasured, 'is', 'are')} not measured: without the "
             "failed statement (give it with --attempt) what it read is not known."
             if unmeasured
             else ""
