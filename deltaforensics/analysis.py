@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +21,8 @@ from deltaforensics.loading import (
 from deltaforensics.log.selection import FILE_STATS_BUDGET, WINDOW_LOOKBACK, ResolvedRange
 from deltaforensics.log.storage import LogStore
 from deltaforensics.model.collector import collector_paused
-from deltaforensics.model.diagnostics import Diagnostic
+from deltaforensics.model.diagnostic_codes import FAILURE_SOURCE_NOT_FULLY_READ
+from deltaforensics.model.diagnostics import Diagnostic, warning
 from deltaforensics.replay import unreadable_times
 
 if TYPE_CHECKING:  # imported where used: loading a log needs neither
@@ -48,6 +49,23 @@ __all__ = [
     "open_store",
     "read_error_texts",
 ]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FailureInput:
+    """Failures Spark recorded outside the table (issue #33), to keep this table's of.
+
+    ``sources`` are read here (files, folders, URLs, with ``storage_options``); ``read`` are
+    failed statements already read (the audit reads its ``[[failures]]`` sources once, from
+    their cursors, for every table). ``since_ms``/``until_ms``: the window (``--since`` /
+    ``--until``); by default the analysed commits' time span
+    (:func:`deltaforensics.failures.explained.window_of`)."""
+
+    sources: tuple[str, ...] = ()
+    storage_options: Mapping[str, str] | None = None
+    since_ms: int | None = None
+    until_ms: int | None = None
+    read: tuple[Any, ...] = ()
 
 
 RECORDED = "commitInfo.isolationLevel"  # a transaction's isolation_source when its commit says
@@ -79,6 +97,7 @@ class ConflictAnalysis:
     recommendations: tuple[Recommendation, ...] = ()
     recommendations_more: int = 0  # left out of the report (``--all`` shows them)
     recommendations_note: str | None = None  # nothing to prevent, none helps, or sampled
+    harvest: Any = None  # the failures.Harvest of --failures-from / [[failures]], when given
 
     def table_isolation(self) -> TableIsolation:
         """The table's isolation level: its property, else what commits record most, else the
@@ -110,6 +129,7 @@ def analyze(
     all_recommendations: bool = False,
     window_from: int | None = None,
     selected: ResolvedRange | None = None,
+    failures: FailureInput | None = None,
 ) -> ConflictAnalysis:
     """Replay the retained history, rebuild per-commit transactions, re-check every race.
 
@@ -136,6 +156,7 @@ def analyze(
         attempts=attempts,
         recommendations=recommendations,
         all_recommendations=all_recommendations,
+        failures=failures,
     )
 
 
@@ -149,6 +170,7 @@ def analyze_loaded(
     attempts: Sequence[AttemptSpec] = (),
     recommendations: bool = True,
     all_recommendations: bool = False,
+    failures: FailureInput | None = None,
 ) -> ConflictAnalysis:
     """The analysis of an already replayed history (from the log, or from an audit's state),
     built with the cycle collector paused (:mod:`deltaforensics.model.collector`)."""
@@ -178,6 +200,9 @@ def analyze_loaded(
         if not a.versions or max(a.versions) >= lo
     ]
     evidence_found, error_conflicts = error_evidence(texts, txns, loaded.replay, diags)
+    harvest = None
+    if failures is not None:
+        error_conflicts, harvest = _harvested(failures, loaded, txns, lo, error_conflicts, diags)
     result = ConflictAnalysis(
         loaded=loaded,
         transactions=txns,
@@ -187,6 +212,7 @@ def analyze_loaded(
         error_conflicts=tuple(error_conflicts),
         error_evidence=tuple(evidence_found),
         attempt_verdicts=verdicts,
+        harvest=harvest,
     )
     if not recommendations:
         return result
@@ -210,3 +236,50 @@ def observed_attempts(analysis: ConflictAnalysis) -> list[tuple[Any, tuple[Any, 
         winners = tuple(txns.at(v) for v in verdict.winners if txns.has(v))
         out.append((verdict.loser, winners, verdict.outcome))
     return out
+
+
+def _harvested(
+    failures: FailureInput,
+    loaded: LoadedLog,
+    txns: Sequence[Any],
+    lo: int,
+    pasted: Sequence[ErrorConflict],
+    diags: list[Diagnostic],
+) -> tuple[list[ErrorConflict], Any]:
+    """This table's conflicts among the failures Spark recorded (read here from
+    ``failures.sources`` when given), merged with the pasted ones
+    (:mod:`deltaforensics.failures.explained`)."""
+    from deltaforensics.failures.explained import (  # noqa: PLC0415
+        analysed_table,
+        table_failures,
+        window_of,
+    )
+    from deltaforensics.sources import read_failures  # noqa: PLC0415
+    from deltaforensics.transactions.decode import json_or_none  # noqa: PLC0415
+
+    rep = loaded.replay
+    rows = rep.core_commits.filter(pl.col("version") >= lo).select("version", "commit_info")
+    table = analysed_table(
+        rep.uri,
+        rep.uri,
+        ((v, json_or_none(text) or {}) for v, text in rows.iter_rows()),
+    )
+    since, until = window_of(table, failures.since_ms, failures.until_ms)
+    read = list(failures.read)
+    for source in failures.sources:
+        reading = read_failures(
+            source, storage_options=failures.storage_options, since_ms=since, until_ms=until
+        )
+        read += reading.failures
+        for d in reading.diagnostics:
+            diags.append(warning(FAILURE_SOURCE_NOT_FULLY_READ, f"{d.source}: {d.message}"))
+    found = table_failures(
+        read,
+        table,
+        txns,
+        rep.first_version,
+        pasted=pasted,
+        since_ms=failures.since_ms,
+        until_ms=failures.until_ms,
+    )
+    return list(found.conflicts), found.harvest

@@ -124,7 +124,7 @@ def cli_doc() -> str:
 def audit_doc() -> str:
     import inspect
 
-    from deltaforensics.audit import config, datasets, run, state
+    from deltaforensics.audit import config, datasets, failure_sources, run, state
     from deltaforensics.audit.dashboard import page
 
     def doc(module: object) -> str:
@@ -140,7 +140,7 @@ def audit_doc() -> str:
             "every option. Exit code: the worst table failure (2 usage, 3 input or storage, 4",
             "internal), else 1 when any table's report has a `--fail-on` finding, else 0. A table",
             "that fails is recorded in `summary.json` (schema `audit-summary-v1.json`) and the",
-            "others still run.",
+            "others still run; so is a `[[failures]]` source that cannot be read (exit 3).",
             "",
             "## Configuration",
             "",
@@ -153,6 +153,13 @@ def audit_doc() -> str:
             "## State",
             "",
             doc(state),
+            "",
+            "## Failures from Spark's records",
+            "",
+            doc(failure_sources),
+            "",
+            "What is read of each source, and how a failure is matched to its table:",
+            "docs/failures.md.",
             "",
             "## The dashboard",
             "",

@@ -29,6 +29,11 @@ A TOML file, paths in it relative to the file itself::
     schema = "main.sales"           # every Delta table of a schema, found anew each run
     match = "orders_*"              # optional glob on the table names (default "*")
 
+    [[failures]]                    # optional: where Spark recorded failed statements
+    path = "abfss://logs@myaccount.dfs.core.windows.net/cluster-logs"  # file, folder or URL
+    storage = "lake"                # optional: a [storage.NAME] section
+    kind = "auto"                   # optional: auto, eventlog or driverlog
+
 Every mistake is a :class:`UsageError` naming the file and the key.
 """
 
@@ -54,10 +59,13 @@ _TOP_KEYS = {
     "storage",
     "tables",
     "catalog",
+    "failures",
 }
 _TABLE_KEYS = {"name", "uri", "storage", "profile"}
 _SCHEMA_KEYS = {"schema", "match", "storage", "profile"}
 _CATALOG_KEYS = {"url", "profile"}
+_FAILURE_KEYS = {"path", "storage", "kind"}
+FAILURE_KINDS = ("auto", "eventlog", "driverlog")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -83,6 +91,16 @@ class SchemaSpec:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class FailureSource:
+    """``[[failures]]``: Spark event logs or driver logs the audit harvests conflicts from
+    (issue #33, docs/failures.md). ``storage_options`` may hold secrets: never print it."""
+
+    path: str
+    kind: str = "auto"
+    storage_options: Mapping[str, str] = field(default_factory=dict, repr=False)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class CatalogSettings:
     """``[catalog]``: an open-source server's ``url`` or a Databricks ``profile``."""
 
@@ -100,6 +118,7 @@ class AuditConfig:
     recommendations: bool = True
     schemas: tuple[SchemaSpec, ...] = ()
     catalog: CatalogSettings = CatalogSettings()
+    failures: tuple[FailureSource, ...] = ()
 
 
 def load_config(path: Path, environ: Mapping[str, str]) -> AuditConfig:
@@ -186,7 +205,46 @@ def parse_config(text: str, *, source: str, base: Path, environ: Mapping[str, st
         recommendations=recommendations,
         schemas=tuple(schemas),
         catalog=_catalog_settings(doc.get("catalog", {}), source),
+        failures=_failure_sources(doc.get("failures", []), source, base, storage),
     )
+
+
+def _failure_sources(
+    value: Any, source: str, base: Path, storage: Mapping[str, dict[str, str]]
+) -> tuple[FailureSource, ...]:
+    """The ``[[failures]]`` sections: ``path`` (a file, a folder or a URL; relative to the
+    config file), ``storage`` (a [storage.NAME] section), ``kind`` (auto, eventlog, driverlog)."""
+    if not isinstance(value, list):
+        raise UsageError(f"{source}: failures must be [[failures]] sections")
+    out = []
+    for index, raw in enumerate(value, start=1):
+        where = f"failures[{index}]."
+        if not isinstance(raw, dict):
+            raise UsageError(f"{source}: failures[{index}] must be a table ([[failures]])")
+        _no_unknown(raw, _FAILURE_KEYS, source, where)
+        path = _optional_str(raw, "path", source, where)
+        if path is None:
+            raise UsageError(f"{source}: {where}path is missing")
+        if not _is_url(path) and not Path(path).expanduser().is_absolute():
+            path = str((base / Path(path).expanduser()).resolve())
+        kind = _optional_str(raw, "kind", source, where) or "auto"
+        if kind not in FAILURE_KINDS:
+            raise UsageError(
+                f"{source}: {where}kind {kind!r} is not one of {', '.join(FAILURE_KINDS)}"
+            )
+        storage_name = _optional_str(raw, "storage", source, where)
+        if storage_name is not None and storage_name not in storage:
+            raise UsageError(
+                f"{source}: {where}storage {storage_name!r} is not a [storage.NAME] section"
+            )
+        out.append(
+            FailureSource(
+                path=path,
+                kind=kind,
+                storage_options=storage.get(storage_name, {}) if storage_name else {},
+            )
+        )
+    return tuple(out)
 
 
 def _schema_spec(

@@ -12,10 +12,11 @@ from typing import Any
 
 import polars as pl
 
-from deltaforensics.analysis import LoadedLog, analyze_loaded
+from deltaforensics.analysis import FailureInput, LoadedLog, analyze_loaded
 from deltaforensics.audit.config import TableSpec
 from deltaforensics.audit.datasets import build_datasets
 from deltaforensics.audit.incremental import ReadPlan, TableState, merge_frames
+from deltaforensics.failures.records import FailedStatement
 from deltaforensics.log.listing import LogListing
 from deltaforensics.log.segment import LogSegment, diagnose_listing
 from deltaforensics.model.diagnostic_codes import HISTORY_KEPT_BEYOND_RETENTION
@@ -32,6 +33,9 @@ class AuditSettings:
     fail_on: tuple[str, ...] = ()
     recommendations: bool = True
     redact: Redactor | None = None  # pseudonymises the commits, reports and summary before use
+    # failed statements read from the [[failures]] sources (audit.failure_sources): each table
+    # keeps its own (analysis.FailureInput)
+    failures: tuple[FailedStatement, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -78,7 +82,10 @@ def audit_frames(
         diagnostics=plan.diagnostics + diagnostics,
     )
     analysis = analyze_loaded(
-        loaded, profile_name=spec.profile, recommendations=settings.recommendations
+        loaded,
+        profile_name=spec.profile,
+        recommendations=settings.recommendations,
+        failures=FailureInput(read=settings.failures) if settings.failures else None,
     )
     report = explain_document(analysis)
     commits = replay.commits

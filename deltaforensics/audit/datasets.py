@@ -155,7 +155,8 @@ DATASETS: dict[str, list[Column]] = {
         field(
             Conflict,
             "source",
-            "Where the conflict was seen: an error text or an attempted statement.",
+            "Where the conflict was seen: error (a pasted text), eventlog or driverlog (harvested"
+            " from Spark's records, docs/failures.md), or attempt (an attempted statement).",
         ),
         field(Conflict, "loser", "The losing transaction as JSON (statement, read version, job)."),
         field(Conflict, "winner_version", "The winning commit, when it could be identified."),
@@ -166,6 +167,16 @@ DATASETS: dict[str, list[Column]] = {
         field(Conflict, "partitions", "JSON list of the partitions both sides touched."),
         field(Conflict, "files", "JSON list of the files both sides touched."),
         field(Conflict, "confidence", "high, medium or low."),
+        field(Conflict, "app_id", "The Spark application whose record showed it (harvested)."),
+        field(Conflict, "started_at", "When the failed statement started, epoch ms (harvested)."),
+        field(Conflict, "failed_at", "When it failed, epoch ms (harvested)."),
+        derived(
+            "records",
+            _S,
+            "JSON list of every log file (or pasted text) that showed this one failure; null"
+            " for a pasted or attempted one seen once.",
+            lambda e, _: None if e.records is None else _json(e.records),
+        ),
     ],
     "anomalies": [
         *_table_columns(),

@@ -37,6 +37,7 @@ from typing import Any
 from deltaforensics.audit.config import AuditConfig, TableSpec
 from deltaforensics.audit.core import AuditSettings, TableOutcome, redacted_commits
 from deltaforensics.audit.datasets import build_datasets
+from deltaforensics.audit.failure_sources import read_sources
 from deltaforensics.audit.incremental import plan_read
 from deltaforensics.audit.run import analyse_read, read_table
 from deltaforensics.audit.state import read_state
@@ -77,6 +78,8 @@ def spark_outcomes(
     driver, through its own store. ``jobs`` tables are listed and planned at once.
     """
     settings = replace(settings or AuditSettings(), fail_on=fail_on)
+    if config.failures:  # read on the driver, before any table (run_audit reads them again)
+        settings = replace(settings, failures=read_sources(config.failures, state_dir).failures)
     # The run's one redactor stays here: on the executors each table would get its own copy,
     # and a person would get a different pseudonym in every table.
     on_executors = replace(settings, redact=None)

@@ -35,6 +35,7 @@ from deltaforensics.audit.config import AuditConfig, TableSpec
 from deltaforensics.audit.core import AuditSettings, TableOutcome, audit_frames
 from deltaforensics.audit.dashboard.page import DASHBOARD, write_dashboard
 from deltaforensics.audit.datasets import DATASETS
+from deltaforensics.audit.failure_sources import SourcesRead, read_sources, write_cursor
 from deltaforensics.audit.files import write_atomically
 from deltaforensics.audit.incremental import ReadPlan, TableState, commit_frames, plan_read
 from deltaforensics.audit.state import StateWrite, read_state_marked, write_parquet, write_state
@@ -125,6 +126,10 @@ def run_audit(
     out = config.output
     _refuse_table_locations(config, state_dir)
     _mkdir(out)
+    # before any table is listed: every winner a failure names has committed by then
+    sources = read_sources(config.failures, state_dir) if config.failures else None
+    if sources is not None:
+        settings = replace(settings, failures=sources.failures)
     given = dict(outcomes or {})
     entries = []
     total = len(config.tables)
@@ -141,6 +146,8 @@ def run_audit(
     summary = _summary(config, entries, started, state_dir, fail_on, engine)
     if schemas:
         summary["schemas"] = [dict(s) for s in schemas]
+    if sources is not None:
+        _with_sources(summary, sources)
     if settings.redact is not None:  # failure messages can name people's paths
         summary = cast("dict[str, Any]", redact_json(summary, settings.redact))
     _write_text(out / "summary.json", json.dumps(summary, indent=2) + "\n")
@@ -148,7 +155,18 @@ def run_audit(
         write_dashboard(out, summary)
     except OSError as exc:
         raise UsageError(f"cannot write {out / DASHBOARD}: {exc.strerror or exc}") from None
+    if sources is not None and state_dir is not None:
+        write_cursor(state_dir, sources)
     return summary
+
+
+def _with_sources(summary: dict[str, Any], sources: SourcesRead) -> None:
+    """The ``[[failures]]`` sources in the summary; one that could not be read fails the run
+    (exit 3) as a table would, the tables still audited."""
+    summary["failures"] = sources.summary
+    summary["totals"]["failures_new"] = len(sources.failures)
+    if sources.exit_code:
+        summary["exit_code"] = max(summary["exit_code"], sources.exit_code)
 
 
 def _read_ahead(

@@ -143,7 +143,7 @@ class AttemptOptions:
             help="Where failures are recorded (repeatable): Spark event logs or driver logs"
             " (a file, a folder or a URL), openlineage:PATH_OR_URL (NDJSON run events),"
             " databricks-jobs:[JOB_ID] or databricks-queries:[WAREHOUSE_ID] (the workspace's"
-            " Jobs API or query history); those on this table are read as --error texts.",
+            " Jobs API or query history); the conflicts they recorded on this table, in the --since/--until window.",
         ),
     ] = None
     attempt: Annotated[

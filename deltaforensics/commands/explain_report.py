@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from deltaforensics.analysis import analyze
 from deltaforensics.commands.finish import redacted
-from deltaforensics.commands.harvest import harvested
+from deltaforensics.commands.harvest import failure_input
 from deltaforensics.commands.profiles import checked_profile
 from deltaforensics.commands.reading import Progress
 from deltaforensics.commands.requests import NO_HOOKS, ExplainRequest, Hooks
@@ -21,7 +21,6 @@ def explain_report(request: ExplainRequest, hooks: Hooks = NO_HOOKS) -> ExplainD
     evidence = request.evidence
     progress = Progress(hooks)
     opened = open_table(request.table, request.access, request.spark, progress)
-    evidence = harvested(evidence, opened.store, request.access.storage_options)
     selected = resolve_range(opened.store, request.selection, error_times=evidence.error_times)
     with progress.shown("reading the log"):
         analysis = analyze(
@@ -33,6 +32,7 @@ def explain_report(request: ExplainRequest, hooks: Hooks = NO_HOOKS) -> ExplainD
             engine=opened.engine,
             recommendations=request.recommendations,
             all_recommendations=request.all_recommendations,
+            failures=failure_input(evidence, selected, request.access.storage_options),
         )
     doc = ExplainDocument.from_analysis(analysis)
     doc = redacted(doc, request.redact, analysis.transactions.commit_infos())

@@ -1,30 +1,27 @@
-"""``--failures-from``: the failures Spark event logs and driver logs recorded on the table, read
-as more ``--error`` texts (docs/failures.md)."""
+"""``--failures-from``: the failures Spark event logs, driver logs, OpenLineage and Databricks
+recorded, for the analysis to keep this table's of (docs/failures.md)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
+from deltaforensics.analysis import FailureInput
 from deltaforensics.commands.requests import Evidence
-from deltaforensics.log.storage import LogStore
+from deltaforensics.log.selection import ResolvedRange
 
 
-def harvested(evidence: Evidence, store: LogStore, storage_options: Mapping[str, str]) -> Evidence:
-    """``evidence`` with the failures its sources recorded on ``store``'s table.
-
-    The smallest wiring (issue #33): a failure belongs to the table when its message or its
-    plan names the table's location; the winner's commitInfo is not matched against the
-    table's commits here (docs/failures.md)."""
+def failure_input(
+    evidence: Evidence, selected: ResolvedRange, storage_options: Mapping[str, str]
+) -> FailureInput | None:
+    """The sources of ``evidence`` as the analysis reads them (``None``: none given), in the
+    window of ``--since``/``--until`` when one chose the range; the analysis matches each
+    failure's winner against the table's own commits (:mod:`deltaforensics.failures`)."""
     if not evidence.failures_from:
-        return evidence
-    from deltaforensics.failures import TableCommits, harvest_conflicts  # noqa: PLC0415
-    from deltaforensics.sources import read_failures  # noqa: PLC0415
-
-    failures = [
-        f
-        for source in evidence.failures_from
-        for f in read_failures(source, storage_options=dict(storage_options)).failures
-    ]
-    found = harvest_conflicts(failures, [TableCommits(store.uri, store.uri)])
-    texts = {(c.failure.source, c.failure.error_text): None for c in found.conflicts}
-    return evidence.with_texts(texts)
+        return None
+    window = selected.window
+    return FailureInput(
+        sources=evidence.failures_from,
+        storage_options=dict(storage_options),
+        since_ms=window.since_ms if window is not None else None,
+        until_ms=window.until_ms if window is not None else None,
+    )

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from deltaforensics.analysis import analyze, observed_attempts
 from deltaforensics.commands.finish import redacted
-from deltaforensics.commands.harvest import harvested
+from deltaforensics.commands.harvest import failure_input
 from deltaforensics.commands.profiles import checked_profile
 from deltaforensics.commands.reading import Progress
 from deltaforensics.commands.requests import NO_HOOKS, Hooks, WhatIfRequest
@@ -34,7 +34,6 @@ def whatif_report(request: WhatIfRequest, hooks: Hooks = NO_HOOKS) -> WhatIfDocu
         raise UsageError(NO_CHANGE)
     evidence = request.evidence
     opened = open_table(request.table, request.access, None, Progress(hooks))
-    evidence = harvested(evidence, opened.store, request.access.storage_options)
     selected = resolve_range(opened.store, request.selection, error_times=evidence.error_times)
     analysis = analyze(
         opened.store,
@@ -43,6 +42,7 @@ def whatif_report(request: WhatIfRequest, hooks: Hooks = NO_HOOKS) -> WhatIfDocu
         error_texts=evidence.error_texts,
         attempts=evidence.attempts,
         recommendations=False,
+        failures=failure_input(evidence, selected, request.access.storage_options),
     )
     scenario = Scenario.of(*request.changes)
     comparison = compare_scenario(analysis, scenario, attempts=observed_attempts(analysis))

@@ -228,6 +228,15 @@ class ErrorConflict:
     # what the engine raised when it is not one of the checker's exceptions (``exception`` is
     # then the checker's nearest): DELTA_SCHEMA_CHANGE_SINCE_ANALYSIS
     engine_error: str | None = None
+    # where it was seen (issue #33): "error" for a pasted text; "eventlog"/"driverlog" for a
+    # failure harvested from Spark's records, with what that record says of the loser
+    source: str = "error"
+    app_id: str | None = None
+    started_at: int | None = None  # ms since the epoch
+    failed_at: int | None = None
+    statement: str | None = None
+    records: tuple[str, ...] = ()  # every file (or pasted text) that recorded this failure
+    observed_at: int | None = None  # a pasted text's own time (its log line), when it has one
 
 
 def explain_error(evidence: Any, match: WinnerMatch, txns: Sequence[Transaction]) -> ErrorConflict:
@@ -292,6 +301,8 @@ def explain_error(evidence: Any, match: WinnerMatch, txns: Sequence[Transaction]
         files=tuple(files),
         confidence=match.confidence,
         engine_error=engine_error if isinstance(engine_error, str) else None,
+        records=(evidence.source,),
+        observed_at=evidence.observed_at,
     )
 
 

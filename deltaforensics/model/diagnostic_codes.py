@@ -443,6 +443,25 @@ Fewer concurrent commits to the table, or a higher retry limit; see the races ar
 of the failure.
 """,
 )
+FAILURE_SOURCE_NOT_FULLY_READ = Code(
+    code="W503",
+    name="failure-source-not-fully-read",
+    severity=Severity.WARNING,
+    title="a part of a `--failures-from` source could not be read to its end",
+    doc="""
+## What it means
+A Spark event log or driver log given with `--failures-from` holds a part that could not be
+decoded to its end (truncated, a damaged block, bad gzip) or opened. What came before the
+damage, and every other file, was still read (docs/failures.md).
+
+## Why it matters
+A conflict recorded after the damage is not in the report.
+
+## What to do
+Read the file with Spark's own tools; if the application is still running, its last part is
+being written and the next run reads it whole.
+""",
+)
 PARTITION_LAYOUT = Code(
     code="W601",
     name="partition-layout",
@@ -617,6 +636,7 @@ DIAGNOSTIC_CODES: tuple[Code, ...] = (
     UNRELEASED_BEHAVIOUR,
     NO_EXCEPTION_IN_ERROR_TEXT,
     COMMIT_RETRIES_EXHAUSTED,
+    FAILURE_SOURCE_NOT_FULLY_READ,
     PARTITION_LAYOUT,
     FOOTPRINT_UNKNOWN,
     CHANGE_NOT_APPLICABLE,

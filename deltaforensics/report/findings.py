@@ -150,6 +150,9 @@ def _race(race: Race, commits: Commits, canon: _Canon) -> Finding:
     return _found(parts, where, "conflict", race.code or race.outcome, title, detail, versions)
 
 
+_HARVESTED = {"eventlog": "Spark event log", "driverlog": "Spark driver log"}
+
+
 def _conflict(conflict: Conflict, commits: Commits, canon: _Canon) -> Finding:
     loser = conflict.loser
     winner = conflict.winner_version
@@ -169,6 +172,9 @@ def _conflict(conflict: Conflict, commits: Commits, canon: _Canon) -> Finding:
         "partitions": where,
     }
     failed = f"attempted `{statement}`" if statement else "seen in an error text"
+    if conflict.source in _HARVESTED:  # issue #33
+        seen = f"seen in the {_HARVESTED[conflict.source]}"
+        failed = f"of `{statement}` {seen}" if statement else seen
     winners = "; ".join(_described(w) for w in winners_seen) or "an unknown winner"
     return Finding(
         fingerprint=fingerprint(parts),

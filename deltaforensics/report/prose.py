@@ -327,6 +327,21 @@ def statement_condition(statement: str) -> str | None:
         return None
 
 
+_SEEN_IN = {"eventlog": "the event log", "driverlog": "the driver log"}
+
+
+def _seen_in(c: Conflict) -> str:
+    """Where a conflict was seen, briefly: a harvested one names its application and time."""
+    if c.source not in _SEEN_IN:
+        return "the error text" if c.source == "error" else "the simulated statement"
+    app = f" of {c.app_id}" if c.app_id else ""
+    moment = c.failed_at if c.failed_at is not None else c.started_at
+    at = f" at {when(moment)}" if moment is not None else ""
+    more = len(c.records or ()) - 1
+    also = f" (and {plural(more, 'other record')})" if more > 0 else ""
+    return f"{_SEEN_IN[c.source]}{app}{at}{also}"
+
+
 def explain_conflict(
     conflict: Conflict,
     commits: Mapping[int | None, Commit],
@@ -371,8 +386,7 @@ def explain_conflict(
             )
         )
     details.append(("why", (c.reason,)))
-    source = "the error text" if c.source == "error" else "the simulated statement"
-    details.append(("evidence", (f"from {source}, confidence {c.confidence}",)))
+    details.append(("evidence", (f"from {_seen_in(c)}, confidence {c.confidence}",)))
     return Explanation(
         version=c.winner_version, level="conflict", headline=headline, details=tuple(details)
     )

@@ -23,7 +23,7 @@ is still read); a source that cannot be listed raises :class:`StorageError` nami
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO, Literal
 
@@ -115,10 +115,13 @@ def read_failures(
     since_ms: int | None = None,
     until_ms: int | None = None,
     profile: str | None = None,
+    skip: Callable[[LogGroup], bool] | None = None,
 ) -> SourceReading:
     """Every failed statement a source recorded (a file, a folder, a URL, or a ``KIND:REST``
     spec of :mod:`.spec`), failed within ``[since_ms, until_ms]`` when given; files last
-    modified before ``since_ms`` are not read. ``profile`` names the ``~/.databrickscfg``
+    modified before ``since_ms`` are not read, nor the logs ``skip`` says to skip (the audit's
+    cursor: logs unchanged since its last run; ``skip`` sees every log listed, its files named
+    relative to the source). ``profile`` names the ``~/.databrickscfg``
     profile of the ``databricks-…`` kinds. The reading's ``cursor`` is the high-water mark to
     pass as the next run's ``since_ms``."""
     spec = parse_source(source)
@@ -141,6 +144,8 @@ def read_failures(
         if since_ms is not None and all(
             f.modified_ms is not None and f.modified_ms < since_ms for f in group.files
         ):
+            continue
+        if skip is not None and skip(group):
             continue
         found, errors, read = _read_group(tree, group, diagnostics)
         failures += found

@@ -208,7 +208,7 @@ def test_dataset_names_as_the_naming_spec_has_them() -> None:
 def test_explain_reads_the_tables_conflicts_from_openlineage_events(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """End to end through the CLI's first wiring: the table moved under tmp_path, the events'
+    """End to end through the CLI: the table moved under tmp_path, the events'
     texts and datasets naming where it now lies."""
     table = tmp_path / "tables" / "zstd_t0"
     shutil.copytree(FIXTURES / "tables" / "zstd_t0", table)
@@ -229,5 +229,5 @@ def test_explain_reads_the_tables_conflicts_from_openlineage_events(
     )
     out = capsys.readouterr().out
     assert code == 0, out
-    found = [c for c in json.loads(out)["conflicts"] if c.get("source") == "error"]
+    found = [c for c in json.loads(out)["conflicts"] if c.get("source") == "openlineage"]
     assert sorted(c["winner_version"] for c in found) == [2, 3, 4]

@@ -161,7 +161,12 @@ class Loser(Entry):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Conflict(Entry):
-    """A failure seen in an error text, or predicted for an attempted statement."""
+    """A failure seen in an error text, harvested from Spark's records (``source`` ``eventlog``
+    or ``driverlog``, issue #33), or predicted for an attempted statement.
+
+    A harvested failure adds what its record says: ``app_id`` (the Spark application),
+    ``started_at``/``failed_at`` (ms since the epoch) and ``records`` (every file, or pasted
+    text, that showed this one failure); absent when null."""
 
     source: str
     loser: Loser
@@ -175,13 +180,25 @@ class Conflict(Entry):
     confidence: str
     # the engine's own error when it is not one of the checker's exceptions (left out when null)
     engine_error: str | None = None
-    omitted_when_null: ClassVar[tuple[str, ...]] = ("engine_error",)
+    # a failure harvested from Spark's records (issue #33); left out when null
+    app_id: str | None = None
+    started_at: int | None = None
+    failed_at: int | None = None
+    records: tuple[str, ...] | None = None
+    omitted_when_null: ClassVar[tuple[str, ...]] = (
+        "engine_error",
+        "app_id",
+        "started_at",
+        "failed_at",
+        "records",
+    )
 
     @classmethod
     def from_error(cls, found: ErrorConflict) -> Conflict:
+        harvested = found.source != "error"
         return cls(
-            source="error",
-            loser=Loser(),
+            source=found.source,
+            loser=Loser(statement=found.statement),
             winner_version=found.winner_version,
             candidates=found.candidates,
             exception=found.exception,
@@ -191,6 +208,10 @@ class Conflict(Entry):
             files=found.files,
             confidence=found.confidence,
             engine_error=found.engine_error,
+            app_id=found.app_id,
+            started_at=found.started_at,
+            failed_at=found.failed_at,
+            records=found.records if harvested or len(found.records) > 1 else None,
         )
 
     @classmethod

@@ -117,7 +117,7 @@ def conflicts(entries: Sequence[Conflict], commits: Mapping[int | None, Commit])
             for p in c.partitions or ()
         )
         cells = [
-            e(c.source),
+            e(c.source) + (f'<div class="muted">{e(c.app_id)}</div>' if c.app_id else ""),
             who,
             or_dash(e(loser.read_version)),
             or_dash(_winner(c, commits)),
