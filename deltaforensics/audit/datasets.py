@@ -155,8 +155,9 @@ DATASETS: dict[str, list[Column]] = {
         field(
             Conflict,
             "source",
-            "Where the conflict was seen: error (a pasted text), eventlog or driverlog (harvested"
-            " from Spark's records, docs/failures.md), or attempt (an attempted statement).",
+            "Where the conflict was seen: error (a pasted text); eventlog, driverlog, openlineage,"
+            " databricks-jobs or databricks-queries (harvested, docs/failures.md); or attempt"
+            " (an attempted statement).",
         ),
         field(Conflict, "loser", "The losing transaction as JSON (statement, read version, job)."),
         field(Conflict, "winner_version", "The winning commit, when it could be identified."),
