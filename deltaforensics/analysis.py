@@ -37,6 +37,7 @@ from deltaforensics.model.diagnostic_codes import (
 from deltaforensics.model.diagnostics import Diagnostic, info, warning
 from deltaforensics.model.gaps import count, describe, runs
 from deltaforensics.model.schemas import ActionFrames
+from deltaforensics.model.version_range import VersionRange
 from deltaforensics.replay import Replay, content_diagnostics
 
 if TYPE_CHECKING:  # imported where used: loading a log needs neither
@@ -175,6 +176,7 @@ def load_commits(
     ``engine`` reads the commits (as a segment without a checkpoint); by default the polars
     engine, without the files' statistics.
     """
+    VersionRange(from_version, to_version)
     listing = listing or list_log(store)
     latest = listing.latest_version
     lo = 0 if from_version is None else from_version
@@ -306,6 +308,7 @@ def analyze(
     it (:func:`load`), not from the start of the retained log. ``listing``: the log's listing
     when the caller already has one (the time window was placed on it); ``prefetched``: its
     newest checkpoint, decoding since before the listing (:func:`load`)."""
+    VersionRange(from_version, to_version)  # a reversed range is refused, not read as empty
     loaded = load(
         store,
         version=to_version,
