@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from deltaforensics.replay import Replay
+from deltaforensics.whatif.column_checks import check_scenario_columns
 from deltaforensics.whatif.comparison import Comparison
 from deltaforensics.whatif.evaluation import DEFAULT_SAMPLES, Evaluation
 from deltaforensics.whatif.scenario import Scenario
@@ -67,5 +68,8 @@ def compare_scenario(
 
     ``errors`` / ``attempts``: :class:`~deltaforensics.whatif.comparison.Observed` values or
     ``(loser, winners, outcome)`` tuples; ``samples``: commits per writer and direction in
-    the writer matrix (0 leaves the matrix out)."""
+    the writer matrix (0 leaves the matrix out). A column the table (at the analysed version)
+    does not have, or cannot be partitioned or clustered by, raises ``UsageError``."""
+    replay = analysis.loaded.replay
+    check_scenario_columns(scenario, replay.metadata_at(replay.end_version).column_types)
     return evaluation_for(analysis, errors, attempts, samples=samples).compare(scenario)
