@@ -56,7 +56,10 @@ def type_name(recorded: str) -> str:
 def check_scenario_columns(scenario: Scenario, column_types: Mapping[str, str]) -> None:
     """Raise :class:`UsageError` naming the first column of a ``--partition-by`` or
     ``--liquid`` change the table (``column_types``: its schema at the analysed version)
-    does not have, or cannot be laid out by."""
+    does not have, or cannot be laid out by; a table without a recorded schema is not
+    checked."""
+    if not column_types:
+        return  # no schema recorded at that version: nothing to check against
     by_lower = {name.lower(): name for name in column_types}
     for change in scenario.changes:
         if not isinstance(change, PartitionBy | Liquid):
