@@ -43,6 +43,7 @@ from deltaforensics.replay import Replay, content_diagnostics
 if TYPE_CHECKING:  # imported where used: loading a log needs neither
     from deltaforensics.attempts.specs import AttemptSpec
     from deltaforensics.conflicts.checker import Verdict
+    from deltaforensics.evidence.failed_loser import InferredLoser
     from deltaforensics.evidence.winners import ErrorConflict
     from deltaforensics.transactions import CommitFacts, CommittedTransactions
     from deltaforensics.whatif.recommendations.candidates import Recommendation
@@ -263,11 +264,21 @@ class ConflictAnalysis:
     diagnostics: tuple[Diagnostic, ...]
     anomalies: tuple[Any, ...] = ()
     error_conflicts: tuple[ErrorConflict, ...] = ()
+    # per error conflict: its failed statement inferred from the job the text names, or None
+    error_losers: tuple[InferredLoser | None, ...] = ()
     error_evidence: tuple[Any, ...] = ()
     attempt_verdicts: tuple[Verdict, ...] = ()
     recommendations: tuple[Recommendation, ...] = ()
     recommendations_more: int = 0  # left out of the report (``--all`` shows them)
     recommendations_note: str | None = None  # nothing to prevent, none helps, or sampled
+
+    def observed_errors(self) -> list[Any]:
+        """The error conflicts measured as what-if evidence (:func:`observed_errors`)."""
+        return observed_errors(self)
+
+    def unmeasured_errors(self) -> int:
+        """The error conflicts seen but not measured (:func:`unmeasured_errors`)."""
+        return unmeasured_errors(self)
 
     def table_isolation(self) -> TableIsolation:
         """The table's isolation level: its property, else what commits record most, else the
@@ -359,7 +370,9 @@ def analyze_loaded(
         for a in find_anomalies(txns, loaded.replay, loaded.listing.commit_versions)
         if not a.versions or max(a.versions) >= lo
     ]
-    evidence_found, error_conflicts = _error_evidence(error_texts, txns, loaded.replay, diags)
+    evidence_found, error_conflicts, error_losers = _error_evidence(
+        error_texts, txns, loaded.replay, diags
+    )
     result = ConflictAnalysis(
         loaded=loaded,
         transactions=txns,
@@ -367,6 +380,7 @@ def analyze_loaded(
         diagnostics=tuple(diags),
         anomalies=tuple(anomalies),
         error_conflicts=tuple(error_conflicts),
+        error_losers=tuple(error_losers),
         error_evidence=tuple(evidence_found),
         attempt_verdicts=tuple(attempt_verdicts(attempts, txns, loaded.replay)),
     )
@@ -375,7 +389,11 @@ def analyze_loaded(
     from deltaforensics.whatif.recommendations.budget import MAX_SHOWN, advise  # noqa: PLC0415
 
     evidence = observed_attempts(result)
-    advice = advise(result, attempts=evidence, limit=None if all_recommendations else MAX_SHOWN)
+    advice = advise(
+        result,
+        attempts=evidence,
+        limit=None if all_recommendations else MAX_SHOWN,
+    )
     return replace(
         result,
         recommendations=advice.entries,
@@ -442,18 +460,63 @@ def observed_attempts(analysis: ConflictAnalysis) -> list[tuple[Any, tuple[Any, 
     return out
 
 
+def observed_errors(analysis: ConflictAnalysis) -> list[Any]:
+    """The error conflicts whose failed statement is known, as what-if evidence
+    (:class:`~deltaforensics.whatif.comparison.Observed`): inferred from the job the text names
+    (:mod:`deltaforensics.evidence.failed_loser`), unless an ``--attempt`` already stands for
+    the same failure (it lost to the same winner with the same exception). The others are
+    :func:`unmeasured_errors`."""
+    from deltaforensics.whatif.comparison import Observed  # noqa: PLC0415
+
+    out: list[Any] = []
+    for conflict, inferred in _error_pairs(analysis):
+        if inferred is None:
+            continue
+        out.append(
+            Observed(
+                loser=inferred.loser,
+                winners=inferred.winners,
+                outcome=conflict.exception,
+                source="error",
+                label=inferred.label,
+                inferred=inferred.how,
+            )
+        )
+    return out
+
+
+def unmeasured_errors(analysis: ConflictAnalysis) -> int:
+    """Conflicts seen in error texts that no evaluated pair stands for: counted as seen, with
+    an unknown outcome under any change (the failed statement is not known)."""
+    return sum(1 for _, inferred in _error_pairs(analysis) if inferred is None)
+
+
+def _error_pairs(analysis: ConflictAnalysis) -> Iterator[tuple[ErrorConflict, Any]]:
+    """Each error conflict not already measured by an attempt, with its inferred loser."""
+    attempted = {
+        (v.outcome, v.winner_version) for v in analysis.attempt_verdicts if v.outcome != "commits"
+    }
+    losers = analysis.error_losers or (None,) * len(analysis.error_conflicts)
+    for conflict, inferred in zip(analysis.error_conflicts, losers, strict=True):
+        if (conflict.exception, conflict.winner_version) not in attempted:
+            yield conflict, inferred
+
+
 def _error_evidence(
     texts: Sequence[tuple[str, str]],
-    txns: Sequence[Any],
+    txns: Any,
     rep: Replay,
     diags: list[Diagnostic],
-) -> tuple[list[Any], list[ErrorConflict]]:
-    """Every exception found in the texts, and the conflicts among them explained."""
+) -> tuple[list[Any], list[ErrorConflict], list[InferredLoser | None]]:
+    """Every exception found in the texts, the conflicts among them explained, and each
+    conflict's failed statement inferred from the job the text names (or None)."""
     from deltaforensics.evidence.error_text import extract_conflicts  # noqa: PLC0415
+    from deltaforensics.evidence.failed_loser import infer_loser  # noqa: PLC0415
     from deltaforensics.evidence.winners import explain_error, match_winner  # noqa: PLC0415
 
     found: list[Any] = []
     conflicts: list[ErrorConflict] = []
+    losers: list[InferredLoser | None] = []
     for source, text in texts:
         items = extract_conflicts(text, source=source)
         if not items:
@@ -470,4 +533,6 @@ def _error_evidence(
                 continue
             match = match_winner(ev, txns, rep.first_version)
             conflicts.append(explain_error(ev, match, txns))
-    return found, conflicts
+            winner = match.winner
+            losers.append(None if winner is None else infer_loser(text, ev, winner, txns))
+    return found, conflicts, losers
