@@ -221,7 +221,9 @@ def _merge(transactions: Sequence[Transaction], facts: TableFacts) -> str | None
     merges = [t for t in transactions if t.provenance.operation == "MERGE"]
     if not merges or not facts.partition_columns:
         return None
-    last = merges[-1]
+    # a commit or a statement the user gave, not the stand-in of an error's failed statement
+    named = [t for t in merges if t.version is not None or t.provenance.statement]
+    last = (named or merges)[-1]
     touched = touched_partitions(last)
     if not touched:
         return None
