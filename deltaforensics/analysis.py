@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -23,11 +23,13 @@ from deltaforensics.log.storage import LogStore
 from deltaforensics.model.collector import collector_paused
 from deltaforensics.model.diagnostic_codes import FAILURE_SOURCE_NOT_FULLY_READ
 from deltaforensics.model.diagnostics import Diagnostic, warning
+from deltaforensics.model.version_range import VersionRange
 from deltaforensics.replay import unreadable_times
 
 if TYPE_CHECKING:  # imported where used: loading a log needs neither
     from deltaforensics.attempts.specs import AttemptSpec
     from deltaforensics.conflicts.checker import Verdict
+    from deltaforensics.evidence.failed_loser import InferredLoser
     from deltaforensics.evidence.winners import ErrorConflict
     from deltaforensics.transactions import CommittedTransactions
     from deltaforensics.whatif.recommendations.candidates import Recommendation
@@ -92,12 +94,22 @@ class ConflictAnalysis:
     diagnostics: tuple[Diagnostic, ...]
     anomalies: tuple[Any, ...] = ()
     error_conflicts: tuple[ErrorConflict, ...] = ()
+    # per error conflict: its failed statement inferred from the job the text names, or None
+    error_losers: tuple[InferredLoser | None, ...] = ()
     error_evidence: tuple[Any, ...] = ()
     attempt_verdicts: tuple[Verdict, ...] = ()
     recommendations: tuple[Recommendation, ...] = ()
     recommendations_more: int = 0  # left out of the report (``--all`` shows them)
     recommendations_note: str | None = None  # nothing to prevent, none helps, or sampled
     harvest: Any = None  # the failures.Harvest of --failures-from / [[failures]], when given
+
+    def observed_errors(self) -> list[Any]:
+        """The error conflicts measured as what-if evidence (:func:`observed_errors`)."""
+        return observed_errors(self)
+
+    def unmeasured_errors(self) -> int:
+        """The error conflicts seen but not measured (:func:`unmeasured_errors`)."""
+        return unmeasured_errors(self)
 
     def table_isolation(self) -> TableIsolation:
         """The table's isolation level: its property, else what commits record most, else the
@@ -139,6 +151,7 @@ def analyze(
     checkpoint shortly before its first version (:func:`load`), not from the start of the
     retained log, on the listing the window was placed on."""
     chosen = selected or ResolvedRange(from_version=from_version, to_version=to_version)
+    VersionRange(chosen.from_version, chosen.to_version)  # a reversed range is refused
     loaded = load(
         store,
         version=chosen.to_version,
@@ -199,10 +212,15 @@ def analyze_loaded(
         for a in find_anomalies(txns, loaded.replay, loaded.listing.commit_versions)
         if not a.versions or max(a.versions) >= lo
     ]
-    evidence_found, error_conflicts = error_evidence(texts, txns, loaded.replay, diags)
+    evidence_found, error_conflicts, error_losers = error_evidence(
+        texts, txns, loaded.replay, diags
+    )
     harvest = None
     if failures is not None:
+        pasted = dict(zip(map(id, error_conflicts), error_losers, strict=True))
         error_conflicts, harvest = _harvested(failures, loaded, txns, lo, error_conflicts, diags)
+        # a harvested conflict's failed statement is not inferred (yet): counted as unmeasured
+        error_losers = [pasted.get(id(c)) for c in error_conflicts]
     result = ConflictAnalysis(
         loaded=loaded,
         transactions=txns,
@@ -210,6 +228,7 @@ def analyze_loaded(
         diagnostics=tuple(diags),
         anomalies=tuple(anomalies),
         error_conflicts=tuple(error_conflicts),
+        error_losers=tuple(error_losers),
         error_evidence=tuple(evidence_found),
         attempt_verdicts=verdicts,
         harvest=harvest,
@@ -219,7 +238,11 @@ def analyze_loaded(
     from deltaforensics.whatif.recommendations.budget import MAX_SHOWN, advise  # noqa: PLC0415
 
     evidence = observed_attempts(result)
-    advice = advise(result, attempts=evidence, limit=None if all_recommendations else MAX_SHOWN)
+    advice = advise(
+        result,
+        attempts=evidence,
+        limit=None if all_recommendations else MAX_SHOWN,
+    )
     return replace(
         result,
         recommendations=advice.entries,
@@ -283,3 +306,45 @@ def _harvested(
         until_ms=failures.until_ms,
     )
     return list(found.conflicts), found.harvest
+
+
+def observed_errors(analysis: ConflictAnalysis) -> list[Any]:
+    """The error conflicts whose failed statement is known, as what-if evidence
+    (:class:`~deltaforensics.whatif.comparison.Observed`): inferred from the job the text names
+    (:mod:`deltaforensics.evidence.failed_loser`), unless an ``--attempt`` already stands for
+    the same failure (it lost to the same winner with the same exception). The others are
+    :func:`unmeasured_errors`."""
+    from deltaforensics.whatif.comparison import Observed  # noqa: PLC0415
+
+    out: list[Any] = []
+    for conflict, inferred in _error_pairs(analysis):
+        if inferred is None:
+            continue
+        out.append(
+            Observed(
+                loser=inferred.loser,
+                winners=inferred.winners,
+                outcome=conflict.exception,
+                source="error",
+                label=inferred.label,
+                inferred=inferred.how,
+            )
+        )
+    return out
+
+
+def unmeasured_errors(analysis: ConflictAnalysis) -> int:
+    """Conflicts seen in error texts that no evaluated pair stands for: counted as seen, with
+    an unknown outcome under any change (the failed statement is not known)."""
+    return sum(1 for _, inferred in _error_pairs(analysis) if inferred is None)
+
+
+def _error_pairs(analysis: ConflictAnalysis) -> Iterator[tuple[ErrorConflict, Any]]:
+    """Each error conflict not already measured by an attempt, with its inferred loser."""
+    attempted = {
+        (v.outcome, v.winner_version) for v in analysis.attempt_verdicts if v.outcome != "commits"
+    }
+    losers = analysis.error_losers or (None,) * len(analysis.error_conflicts)
+    for conflict, inferred in zip(analysis.error_conflicts, losers, strict=True):
+        if (conflict.exception, conflict.winner_version) not in attempted:
+            yield conflict, inferred

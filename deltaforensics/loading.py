@@ -30,6 +30,7 @@ from deltaforensics.log.storage import LogStore
 from deltaforensics.model.diagnostic_codes import CHECKPOINT_FALLBACK, EMPTY_COMMIT
 from deltaforensics.model.diagnostics import Diagnostic, warning
 from deltaforensics.model.schemas import ActionFrames
+from deltaforensics.model.version_range import VersionRange
 from deltaforensics.replay import Replay, content_diagnostics, unreadable_times
 
 
@@ -142,6 +143,7 @@ def load_commits(
     ``engine`` reads the commits (as a segment without a checkpoint); by default the polars
     engine, without the files' statistics.
     """
+    VersionRange(from_version, to_version)  # a reversed range is refused, not read as empty
     listing = listing or list_log(store)
     latest = listing.latest_version
     lo = 0 if from_version is None else from_version

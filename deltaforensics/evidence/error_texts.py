@@ -9,6 +9,7 @@ from typing import Any
 
 from deltaforensics.evidence.conflict_evidence import ConflictEvidence
 from deltaforensics.evidence.error_text import extract_conflicts
+from deltaforensics.evidence.failed_loser import InferredLoser, infer_loser
 from deltaforensics.evidence.winners import ErrorConflict, explain_error, match_winner
 from deltaforensics.model.diagnostic_codes import (
     COMMIT_RETRIES_EXHAUSTED,
@@ -24,10 +25,13 @@ class ErrorText:
 
     source: str
     found: tuple[ConflictEvidence, ...]
+    # the text itself: the failed job's name may stand before its exception
+    # (:mod:`deltaforensics.evidence.failed_loser`)
+    text: str = ""
 
     @classmethod
     def read(cls, source: str, text: str) -> ErrorText:
-        return cls(source=source, found=tuple(extract_conflicts(text, source=source)))
+        return cls(source=source, found=tuple(extract_conflicts(text, source=source)), text=text)
 
 
 def read_error_texts(texts: Iterable[tuple[str, str] | ErrorText]) -> tuple[ErrorText, ...]:
@@ -49,10 +53,12 @@ def error_evidence(
     txns: Sequence[Any],
     rep: Replay,
     diags: list[Diagnostic],
-) -> tuple[list[Any], list[ErrorConflict]]:
-    """Every exception found in the texts, and the conflicts among them explained."""
+) -> tuple[list[Any], list[ErrorConflict], list[InferredLoser | None]]:
+    """Every exception found in the texts, the conflicts among them explained, and each
+    conflict's failed statement inferred from the job the text names (or None)."""
     found: list[Any] = []
     conflicts: list[ErrorConflict] = []
+    losers: list[InferredLoser | None] = []
     for text in texts:
         source = text.source
         if not text.found:
@@ -69,4 +75,6 @@ def error_evidence(
                 continue
             match = match_winner(ev, txns, rep.first_version)
             conflicts.append(explain_error(ev, match, txns))
-    return found, conflicts
+            winner = match.winner
+            losers.append(None if winner is None else infer_loser(text.text, ev, winner, txns))
+    return found, conflicts, losers

@@ -18,6 +18,14 @@ from deltaforensics.whatif.scenario import (
     change_from_dict,
 )
 
+REWRITE_WORDS = "forces a table rewrite"
+
+
+def rewrite_words(change: str, rewrites_table: bool) -> str:
+    """``change`` (its words) followed by "forces a table rewrite" when applying it rewrites
+    the table: a commit that fails every writer running concurrently (issue #31 item 3)."""
+    return f"{change} ({REWRITE_WORDS})" if rewrites_table else change
+
 
 def change_json_words(change: Mapping[str, JsonValue]) -> str:
     """:func:`change_words` of a change's JSON form (a dataset row read back); a kind this does

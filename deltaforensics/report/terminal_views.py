@@ -19,7 +19,7 @@ from deltaforensics.conflicts.registry import RULES
 from deltaforensics.model.diagnostics import Diagnostic
 from deltaforensics.model.words import plural
 from deltaforensics.report.catalogue import SECTIONS, code_entry
-from deltaforensics.report.change_words import change_words
+from deltaforensics.report.change_words import REWRITE_WORDS, change_words
 from deltaforensics.report.document.history import (
     HistoryCommit,
     HistoryDocument,
@@ -159,6 +159,10 @@ def render_whatif(w: WhatIfDocument, console: Console) -> None:
     title.append(safe(changes), style="bold cyan")
     title.append(f" on {safe(w.table.uri)}?", style="bold")
     console.print(title)
+    if w.rewrites_table:
+        console.print(
+            Text(f"Applying it {REWRITE_WORDS}: that commit fails every concurrent writer.")
+        )
     if w.time_window is not None:
         console.print(Text(safe(w.time_window.describe())))
     base, result = w.baseline, w.result

@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 
 from deltaforensics.model.diagnostics import Diagnostic
 from deltaforensics.model.words import agree, plural
-from deltaforensics.report.change_words import change_words
+from deltaforensics.report.change_words import change_words, rewrite_words
 from deltaforensics.report.document.entry import JsonValue
 from deltaforensics.report.document.explain import (
     Attempt,
@@ -48,7 +48,7 @@ from deltaforensics.report.prose import (
     references,
     safe_race_words,
 )
-from deltaforensics.whatif.recommendations.candidates import hypothetical_text
+from deltaforensics.whatif.recommendations.rationale import hypothetical_text
 
 MAX_ROWS = 50
 # Markdown punctuation that can start emphasis, links, code, strikethrough, math or a cell edge.
@@ -282,7 +282,7 @@ def _recommendations(report: ExplainDocument, max_rows: int) -> list[str]:
     rows = [
         [
             str(i),
-            text(change_words(r.change)),
+            text(rewrite_words(change_words(r.change), r.rewrites_table)),
             str(r.conflicts_avoided),
             str(r.conflicts_introduced),
             text(r.confidence),
@@ -305,7 +305,7 @@ def _recommendations(report: ExplainDocument, max_rows: int) -> list[str]:
         table(headers, rows, max_rows=max_rows),
         *([text(recommendations_note(report))] if recommendations_note(report) else []),
         *(
-            f"**{i}. {text(change_words(r.change))}**\n\n"
+            f"**{i}. {text(rewrite_words(change_words(r.change), r.rewrites_table))}**\n\n"
             + (fenced(r.apply) if r.apply else text(NO_APPLY_TEXT))
             for i, r in enumerate(recs[:max_rows], 1)
         ),
@@ -333,6 +333,7 @@ def to_markdown(report: ExplainDocument, *, max_rows: int = MAX_ROWS) -> str:
 def whatif_to_markdown(report: WhatIfDocument, *, max_rows: int = MAX_ROWS) -> str:
     """Render a what-if document (``whatif-v2``)."""
     changes = "; ".join(change_words(c) for c in report.scenario.changes) or "(no change)"
+    changes = rewrite_words(changes, report.rewrites_table)
     base, result = report.baseline, report.result
     out = [
         f"## deltaforensics what-if: {code(changes, in_table=False)} on "

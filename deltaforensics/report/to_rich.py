@@ -16,7 +16,7 @@ from rich.text import Text
 
 from deltaforensics.evidence.anomalies import Anomaly
 from deltaforensics.model.words import agree, plural
-from deltaforensics.report.change_words import change_words
+from deltaforensics.report.change_words import change_words, rewrite_words
 from deltaforensics.report.document.explain import (
     Commit,
     ExplainDocument,
@@ -226,7 +226,7 @@ def _recommendations(report: ExplainDocument, console: Console) -> None:
     heading(console, "Recommendations", "measured on this history")
     for rank, r in enumerate(recs, start=1):
         title = Text(f"{rank}. ", style="bold")
-        title.append(safe(change_words(r.change)), style="bold")
+        title.append(safe(rewrite_words(change_words(r.change), r.rewrites_table)), style="bold")
         console.print(title)
         seen = (
             f"avoids {plural(r.conflicts_avoided, 'seen conflict')}, "

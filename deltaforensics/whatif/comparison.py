@@ -29,6 +29,8 @@ class Observed:
     outcome: str
     source: str = "attempt"  # "error" | "attempt"
     label: str = ""
+    # how the loser was inferred when the failed statement is not known ("" when it is)
+    inferred: str = ""
 
 
 def as_observed(item: Any, source: str, index: int) -> Observed:
@@ -101,6 +103,10 @@ class Comparison:
     matrix: tuple[MatrixCell, ...]
     diagnostics: tuple[Diagnostic, ...] = ()
     confidence: str = "high"
+    # conflicts seen in error texts whose failed statement is not known: counted as seen (in
+    # ``evaluated_on.errors``, the baseline and ``unknown``), their outcome under any change
+    # unknown
+    unmeasured_errors: int = 0
 
     def _count(self, source: str) -> int:
         return sum(1 for p in self.pairs if p.source == source)
@@ -109,7 +115,7 @@ class Comparison:
     def evaluated_on(self) -> dict[str, int]:
         return {
             "races": self._count("race"),
-            "errors": self._count("error"),
+            "errors": self._count("error") + self.unmeasured_errors,
             "attempts": self._count("attempt"),
             "writer_pairs": len(self.matrix),
         }
@@ -122,10 +128,11 @@ class Comparison:
             if source == "writer-matrix"
             else [p for p in self.pairs if p.source == source]
         )
+        unmeasured = self.unmeasured_errors if source == "error" else 0
         return {
             "avoided": sum(1 for p in items if p.avoided),
             "introduced": sum(1 for p in items if p.introduced),
-            "unknown": sum(1 for p in items if p.after is None),
+            "unknown": sum(1 for p in items if p.after is None) + unmeasured,
             "excluded": sum(1 for p in items if isinstance(p, PairResult) and not p.trusted),
         }
 
@@ -142,7 +149,7 @@ class Comparison:
     @property
     def baseline(self) -> Balance:
         return Balance(
-            conflicts=sum(1 for p in self.pairs if p.before != COMMITS),
+            conflicts=sum(1 for p in self.pairs if p.before != COMMITS) + self.unmeasured_errors,
             fragile_races=sum(1 for p in self.pairs if p.fragile_before),
         )
 
@@ -175,8 +182,8 @@ class Comparison:
 
     @property
     def unknown(self) -> int:
-        """Seen pairs whose outcome under the change is unknown."""
-        return sum(1 for p in self.pairs if p.after is None)
+        """Seen pairs whose outcome under the change is unknown (with the unmeasured errors)."""
+        return sum(1 for p in self.pairs if p.after is None) + self.unmeasured_errors
 
     def by_source(self) -> dict[str, dict[str, int]]:
         return {s: self.tally(s) for s in ("race", "error", "attempt", "writer-matrix")}

@@ -72,6 +72,7 @@ class Evaluation:
         samples: int = DEFAULT_SAMPLES,
         statistics: StatRanges | None = None,
         overlapping_writers_only: bool = False,
+        unmeasured_errors: int = 0,
     ) -> None:
         """``statistics``: the history's column statistics when the caller has started
         reading them (:meth:`StatRanges.warm`); ``overlapping_writers_only``: the writer
@@ -79,6 +80,7 @@ class Evaluation:
         self.transactions = tuple(transactions)
         self.races = tuple(races)
         self.replay = replay
+        self.unmeasured_errors = unmeasured_errors
         self.evidence = tuple(as_observed(e, "error", i) for i, e in enumerate(errors)) + tuple(
             as_observed(a, "attempt", i) for i, a in enumerate(attempts)
         )
@@ -154,8 +156,15 @@ class Evaluation:
             evaluate_cell(rw, a, b, samples, self.overlaps[(a, b)])
             for (a, b), samples in self.cells.items()
         ]
-        found = Comparison(scenario=scenario, pairs=tuple(pairs), matrix=tuple(matrix))
+        found = Comparison(
+            scenario=scenario,
+            pairs=tuple(pairs),
+            matrix=tuple(matrix),
+            unmeasured_errors=self.unmeasured_errors,
+        )
         confidence, diagnostics = assess(found, rw, self.participants, self.by_writer)
+        if confidence == "high" and any(o.inferred for o in self.evidence):
+            confidence = "medium"  # a failed statement stood in for by its job's commit
         return replace(found, confidence=confidence, diagnostics=diagnostics)
 
     def _rewriter(self, scenario: Scenario) -> Rewriter:
@@ -201,6 +210,8 @@ class Evaluation:
         )
         if not trusted:
             reason = f"excluded: observed {o.outcome} but the model predicts {before.outcome}"
+        if o.inferred:
+            reason = f"{o.inferred}; {reason}"
         return PairResult(
             source=o.source,
             loser=o.loser,

@@ -32,11 +32,12 @@ def _moved(tmp_path: Path) -> tuple[Path, Path]:
 def _message(tmp_path: Path) -> str:
     """The failures of table t0, as a person would paste them."""
     log = (tmp_path / "logs" / "local-1795858444023").read_text()
-    return "\n".join(
+    messages = (
         json.loads(line)["errorMessage"]
         for line in log.splitlines()
         if "SQLExecutionEnd" in line and "zstd_t0`" in line
     )
+    return "\n".join(messages)
 
 
 def test_explain_reports_each_harvested_failure_once_with_its_record(

@@ -92,11 +92,12 @@ def test_the_timeline_chart_draws_each_race_from_read_to_commit() -> None:
 
 
 def test_recommendations_say_what_to_change_and_how() -> None:
-    _, text = rendered("merge_without_partition_literal")
+    _, text = rendered("merge_without_partition_literal", ("errors/orders_merge_failed.log",))
     words = flat(text)
-    assert "1. Use liquid clustering on date instead of partitions" in words
-    assert "effect avoids 0 seen conflicts, makes 2 fragile races safe, introduces 0" in words
+    assert "1. Name the partitions each MERGE touches as literals in its condition" in words
+    assert "effect avoids 1 seen conflict, makes 0 fragile races safe, introduces 0" in words
     assert "Hypothetical: of 21 writer pairs" in words
+    assert "Use liquid clustering on date instead of partitions (forces a table rewrite)" in words
     _, text = rendered("deltars_concurrent_optimize")
     assert "Anomalies" in text and "AN001 error · v10, v11: 9 files removed again" in flat(text)
 

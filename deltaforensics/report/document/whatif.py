@@ -17,6 +17,7 @@ from deltaforensics.report.document.entry import FORMAT_VERSION, Entry
 from deltaforensics.report.document.explain import Table
 from deltaforensics.whatif.comparison import Balance, Comparison, PairResult
 from deltaforensics.whatif.matrix import MatrixCell
+from deltaforensics.whatif.recommendations.instructions import rewrites_table
 from deltaforensics.whatif.scenario import Scenario
 
 
@@ -113,6 +114,7 @@ class WhatIfDocument(Entry):
     format_version: int = FORMAT_VERSION
     table: Table
     scenario: Scenario
+    rewrites_table: bool = False  # applying the scenario rewrites the table (issue #31)
     baseline: Balance
     result: Balance
     conflicts_avoided: int
@@ -129,10 +131,13 @@ class WhatIfDocument(Entry):
     omitted_when_null = ("time_window",)
 
     @classmethod
-    def from_comparison(cls, comparison: Comparison, table: Table) -> WhatIfDocument:
+    def from_comparison(
+        cls, comparison: Comparison, table: Table, *, rewrites_table: bool = False
+    ) -> WhatIfDocument:
         return cls(
             table=table,
             scenario=comparison.scenario,
+            rewrites_table=rewrites_table,
             baseline=comparison.baseline,
             result=comparison.result,
             conflicts_avoided=comparison.conflicts_avoided,
@@ -153,4 +158,9 @@ class WhatIfDocument(Entry):
 def whatif_document(analysis: ConflictAnalysis, comparison: Comparison) -> WhatIfDocument:
     """The ``whatif-v2`` document of ``comparison`` (from
     :func:`~deltaforensics.whatif.document.compare_scenario` on ``analysis``)."""
-    return WhatIfDocument.from_comparison(comparison, Table.from_analysis(analysis))
+    replay = analysis.loaded.replay
+    partitioned = replay.metadata_at(replay.end_version).partition_columns
+    rewrites = any(rewrites_table(c, partitioned) for c in comparison.scenario.changes)
+    return WhatIfDocument.from_comparison(
+        comparison, Table.from_analysis(analysis), rewrites_table=rewrites
+    )

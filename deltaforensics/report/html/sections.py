@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from deltaforensics.evidence.anomalies import Anomaly
 from deltaforensics.model.anomaly_codes import ANOMALY_CODES
 from deltaforensics.model.diagnostics import Diagnostic
-from deltaforensics.report.change_words import change_words
+from deltaforensics.report.change_words import change_words, rewrite_words
 from deltaforensics.report.document.explain import (
     Attempt,
     Commit,
@@ -192,7 +192,7 @@ def recommendations(entries: Sequence[Recommendation], note: str = "") -> str:
             else f'<span class="muted">{e(NO_APPLY_TEXT)}</span>'
         )
         cells = [
-            e(change_words(r.change)),
+            e(rewrite_words(change_words(r.change), r.rewrites_table)),
             f'<span class="num">{e(r.conflicts_avoided)}</span>',
             f'<span class="num">{e(r.conflicts_introduced)}</span>',
             f'<span class="small">{e(evaluated_text(r.evaluated_on))}</span>',

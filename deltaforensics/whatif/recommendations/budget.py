@@ -36,7 +36,7 @@ class Advice:
 
 def advise(
     analysis: AnalysisLike,
-    errors: Sequence[Any] = (),
+    errors: Sequence[Any] | None = None,
     attempts: Sequence[Any] = (),
     *,
     limit: int | None = MAX_SHOWN,
@@ -48,8 +48,10 @@ def advise(
     nothing to prevent, and none is evaluated. On a long log the races are sampled evenly
     down to :data:`RACE_BUDGET`, and the note says so."""
     races = tuple(analysis.races)
-    seen_errors = getattr(analysis, "error_conflicts", ())  # pasted errors explained
-    if not races and not errors and not attempts and not seen_errors:
+    unmeasured = analysis.unmeasured_errors()
+    if errors is None:  # the analysis' own: pasted (--error) and harvested failures
+        errors = analysis.observed_errors()
+    if not races and not errors and not attempts and not unmeasured:
         return Advice(entries=(), note=NOTHING_TO_PREVENT)
     note = None
     if len(races) > RACE_BUDGET:
@@ -59,7 +61,6 @@ def advise(
             f"measured on {RACE_BUDGET:,} of the {len(analysis.races):,} races, sampled evenly "
             "over the history, and on the writer pairs that really overlapped"
         )
-    unmeasured = 0 if errors else len(seen_errors)
     found = recommend(
         _Sampled(analysis, races),
         errors,
@@ -68,6 +69,11 @@ def advise(
         unmeasured=unmeasured,
         overlapping_writers_only=note is not None,
     )
+    if found and found[0].rewrite_for_nothing_seen:
+        # then every entry is such a rewrite: rewriting the table (a commit that fails every
+        # concurrent writer) for no conflict seen is not advice; ``whatif`` still measures it
+        note = note or _rewrites_only(found)
+        found = []
     shown = found if limit is None else found[:limit]
     if not found:
         note = note or (
@@ -75,6 +81,17 @@ def advise(
             "introducing as many"
         )
     return Advice(entries=tuple(shown), more=len(found) - len(shown), note=note)
+
+
+def _rewrites_only(found: Sequence[Recommendation]) -> str:
+    options = " or ".join(
+        f"--{e.change.kind} {','.join(getattr(e.change, 'columns', ()))}" for e in found[:2]
+    )
+    return (
+        "no change measured here avoids a conflict seen in this history; the only ones that "
+        "help (fragile races, writer pairs that could overlap) force a table rewrite, which "
+        f"is not recommended for that (whatif {options} measures it)"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,3 +112,9 @@ class _Sampled:
     @property
     def races(self) -> tuple[Any, ...]:
         return self.sample
+
+    def observed_errors(self) -> Sequence[Any]:
+        return self.analysis.observed_errors()
+
+    def unmeasured_errors(self) -> int:
+        return self.analysis.unmeasured_errors()

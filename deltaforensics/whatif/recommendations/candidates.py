@@ -18,8 +18,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from deltaforensics.conflicts.checker import COMMITS
-from deltaforensics.model.ids import IsolationLevel, Severity
-from deltaforensics.model.words import agree, plural
+from deltaforensics.model.ids import IsolationLevel
 from deltaforensics.predicates.ir import column_refs
 from deltaforensics.profiles import parse_isolation
 from deltaforensics.transactions import Transaction
@@ -31,7 +30,9 @@ from deltaforensics.whatif.recommendations.instructions import (
     TableFacts,
     apply_text,
     isolation_value,
+    rewrites_table,
 )
+from deltaforensics.whatif.recommendations.rationale import rationale
 from deltaforensics.whatif.scenario import (
     Change,
     DeletionVectors,
@@ -45,31 +46,39 @@ from deltaforensics.whatif.scenario import (
 )
 from deltaforensics.whatif.statistics import StatRanges
 from deltaforensics.whatif.transform import is_pure_append
-from deltaforensics.whatif.writers import MAX_NAME, writer_of
+from deltaforensics.whatif.writers import writer_of
 
 MAX_COLUMNS = 4  # partition / clustering candidates: the columns predicates use most
 MAX_SCHEDULES = 3
+# How far a change reaches (issue #31 item 3): a statement-level fix (a literal partition
+# conjunct, a blind-append flag on the write) first, then table properties and schedules, then
+# the layout (partitioning, clustering). Among changes of equal seen effect the nearer one wins.
 _COST = {
     "explicit-merge-predicates": 0,
     "mark-blind-appends": 0,
     "isolation": 1,
     "separate-schedules": 1,
-    "deletion-vectors": 2,
-    "liquid": 3,
-    "partition-by": 3,
+    "deletion-vectors": 1,
+    "liquid": 2,
+    "partition-by": 2,
 }
 _RANK = {"high": 2, "medium": 1, "low": 0}
 
 
 class Rank(NamedTuple):
-    """Where a recommendation sorts, best first (each part smaller is better): one that can be
-    applied first, then the conflicts seen it avoids net, then the fragile races and overlapping
-    writer pairs it avoids, then the cost of the change, then the confidence."""
+    """Where a recommendation sorts, best first (each part smaller is better; issue #31 item 3):
+    one that can be applied first; then the seen conflicts it avoids; then, among equals, the
+    changes that rewrite the table last (a statement fix, then a table property, then a layout
+    change); then the fragile races it makes safe; then the conflicts it introduces; then the
+    overlapping writer pairs it avoids and the confidence."""
 
     not_applicable: bool
-    net_avoided: int  # negated: more avoided sorts first
-    exposure_avoided: int  # negated
+    seen_avoided: int  # negated: more avoided sorts first
+    rewrites_table: bool
     cost: int
+    fragile_avoided: int  # negated
+    introduced: int
+    exposure_avoided: int  # negated
     confidence: int  # negated rank of high / medium / low
 
 
@@ -88,6 +97,7 @@ class Recommendation:
     rationale: str
     apply: str | None  # None: the change cannot be applied as stated (``applicable`` False)
     applicable: bool
+    rewrites_table: bool = False  # applying it rewrites the table: fails every concurrent writer
 
     @property
     def rank(self) -> Rank:
@@ -96,11 +106,19 @@ class Recommendation:
         exposure = hyp["avoided"] - hyp["introduced"] if hyp["overlapped"] else 0
         return Rank(
             not_applicable=not self.applicable,
-            net_avoided=-(self.conflicts_avoided - self.conflicts_introduced),
-            exposure_avoided=-(self.fragile_races_avoided + max(exposure, 0)),
+            seen_avoided=-self.conflicts_avoided,
+            rewrites_table=self.rewrites_table,
             cost=_COST.get(self.change.kind, 9),
+            fragile_avoided=-self.fragile_races_avoided,
+            introduced=self.conflicts_introduced,
+            exposure_avoided=-max(exposure, 0),
             confidence=-_RANK[self.confidence],
         )
+
+    @property
+    def rewrite_for_nothing_seen(self) -> bool:
+        """A table rewrite that avoids no seen conflict: never the first recommendation."""
+        return self.rewrites_table and self.conflicts_avoided == 0
 
 
 def recommend(
@@ -133,6 +151,7 @@ def recommend(
         samples=samples,
         statistics=statistics,
         overlapping_writers_only=overlapping_writers_only,
+        unmeasured_errors=unmeasured,
     )
     facts = TableFacts.of(evaluation.replay, evaluation.participants)
     losers = (o.loser for o in evaluation.evidence if o.loser.version != 0)
@@ -275,133 +294,5 @@ def _entry(
         rationale=rationale(change, cmp, facts, fragile, unmeasured),
         apply=apply,
         applicable=applicable,
+        rewrites_table=rewrites_table(change, facts.partition_columns),
     )
-
-
-def _example(cmp: Comparison) -> str:
-    for p in cmp.pairs:
-        if p.avoided:
-            return f"{_short(p.label)} losing to v{p.winner_version} ({p.before}) now commits: {p.reason}"
-    for p in cmp.pairs:
-        if p.fragile_before and not p.fragile_after and p.after == COMMITS:
-            return f"{_short(p.label)} is no longer one change away from a conflict"
-    return ""
-
-
-def _short(label: str) -> str:
-    """A statement's text cut to a name's length (an attempt's label is its SQL)."""
-    return label if len(label) <= MAX_NAME else label[: MAX_NAME - 1].rstrip() + "…"
-
-
-def rationale(
-    change: Change, cmp: Comparison, facts: TableFacts, fragile: int, unmeasured: int = 0
-) -> str:
-    """``unmeasured``: conflicts seen in error texts that no evaluated pair stands for."""
-    ev = cmp.evaluated_on
-    seen = cmp.baseline.conflicts
-    parts = [
-        (
-            f"Seen: avoids {cmp.conflicts_avoided} of the {plural(seen, 'conflict')} seen (errors, "
-            "attempts, model-predicted races)"
-            + (f" and {plural(fragile, 'fragile race')}" if fragile > 0 else "")
-            if seen
-            else f"Seen: {'no measured conflict' if unmeasured else 'no conflict'} (errors, "
-            "attempts, model-predicted races)"
-            + (f"; makes {plural(fragile, 'fragile race')} robust" if fragile > 0 else "")
-        )
-        + (f" (but makes {plural(-fragile, 'more race')} fragile)" if fragile < 0 else "")
-        + (
-            f" but introduces {cmp.conflicts_introduced} (trade-off)"
-            if cmp.conflicts_introduced
-            else ", introduces none"
-        )
-        + f", measured on {plural(ev['races'], 'race')}, {plural(ev['errors'], 'error')} and "
-        f"{plural(ev['attempts'], 'attempt')}."
-        + (
-            f" {plural(unmeasured, 'conflict')} seen in error texts "
-            f"{agree(unmeasured, 'is', 'are')} not measured: without the "
-            "failed statement (give it with --attempt) what it read is not known."
-            if unmeasured
-            else ""
-        ),
-        hypothetical_text(cmp.hypothetical),
-    ]
-    parts.append(_mechanism(change, facts))
-    example = _example(cmp)
-    if example:
-        parts.append(f"For example {example}.")
-    parts += [
-        d.message + "."
-        for d in cmp.diagnostics
-        if d.code == "W601" or (d.code in ("W602", "W603") and d.severity is Severity.WARNING)
-    ]
-    return " ".join(p for p in parts if p)
-
-
-def hypothetical_text(h: Mapping[str, int]) -> str:
-    """The writer matrix as exposure, apart from what was seen ("" when it is empty)."""
-    if not h["writer_pairs"]:
-        return ""
-    flips = []
-    if h["avoided"]:
-        flips.append(f"{h['avoided']} would no longer")
-    if h["introduced"]:
-        flips.append(f"{h['introduced']} more would")
-    if not flips:
-        return (
-            f"Hypothetical: of {plural(h['writer_pairs'], 'writer pair')} that could conflict if "
-            f"they overlapped ({h['conflicting_before']} do today), the change flips none."
-        )
-    return (
-        f"Hypothetical: of {plural(h['writer_pairs'], 'writer pair')} that could conflict if "
-        f"they overlapped ({h['conflicting_before']} do today), {' and '.join(flips)}; those "
-        f"writers really overlapped {plural(h['overlapped'], 'time')} in this history."
-    )
-
-
-def _mechanism(change: Change, facts: TableFacts) -> str:
-    if isinstance(change, ExplicitMergePredicates):
-        return (
-            "Without a literal partition conjunct in ON, a MERGE reads the whole table and "
-            "conflicts with commits in any other partition; with the partitions it actually "
-            "touched as literals it reads only those."
-        )
-    if isinstance(change, IsolationChange):
-        text = (
-            "WriteSerializable ignores winners recorded as blind appends (isBlindAppend=true), "
-            "unless the loser changes metadata."
-        )
-        if facts.delta_rs:
-            text += (
-                f" delta-rs reads only the camelCase value '{change.level}' (it ignores "
-                "'WriteSerializable') and never records isBlindAppend itself: its appends must pass "
-                'CommitProperties(custom_metadata={"isBlindAppend": True}).'
-            )
-        if facts.oss_only:
-            text += (
-                " Open-source Delta (≥ 2.1) refuses to set this property to anything but "
-                "Serializable: a table already carrying WriteSerializable keeps it, but OSS cannot "
-                "set it — keep the property if it is there."
-            )
-        return text
-    if isinstance(change, PartitionBy):
-        return (
-            f"The writers filter on {', '.join(change.columns)}: partitioned by it, their read "
-            "predicates prune each other's files (Delta only checks partition values)."
-        )
-    if isinstance(change, Liquid | DeletionVectors):
-        return (
-            "Databricks row-level concurrency (DBR ≥ 14.2; MERGE needs Photon on 14.2, 14.3 LTS "
-            "and above otherwise) lets DML commits that touch different rows commit together."
-        )
-    if isinstance(change, SeparateSchedules):
-        return (
-            "These writers conflict whenever they overlap; running them apart removes the overlap."
-        )
-    if isinstance(change, MarkBlindAppends):
-        return (
-            "delta-rs never records isBlindAppend, so its appends count as changed data and fail "
-            "concurrent Spark UPDATE/DELETE/MERGE even under WriteSerializable. The delta-rs "
-            "append itself still reads every file and loses to a concurrent data-changing delete."
-        )
-    return ""

@@ -117,6 +117,18 @@ def _rewrite(facts: TableFacts, layout: str) -> str:
     return QUIET_WINDOW + sql
 
 
+def rewrites_table(change: Change, partition_columns: Sequence[str]) -> bool:
+    """Whether applying ``change`` rewrites every file of the table (a commit that fails every
+    writer running concurrently): a new partitioning (``REPLACE TABLE … PARTITIONED BY`` / a
+    delta-rs overwrite), and liquid clustering of a partitioned table (Delta cannot ``ALTER`` a
+    partitioned table to clustering; ``REPLACE TABLE … CLUSTER BY``). ``ALTER TABLE … CLUSTER
+    BY`` on an unpartitioned table only records the clustering columns (later writes and
+    OPTIMIZE cluster), and table properties, statements and schedules rewrite nothing."""
+    if isinstance(change, PartitionBy):
+        return True
+    return isinstance(change, Liquid) and bool(partition_columns)
+
+
 def apply_text(
     change: Change, facts: TableFacts, transactions: Sequence[Transaction]
 ) -> str | None:
@@ -209,7 +221,9 @@ def _merge(transactions: Sequence[Transaction], facts: TableFacts) -> str | None
     merges = [t for t in transactions if t.provenance.operation == "MERGE"]
     if not merges or not facts.partition_columns:
         return None
-    last = merges[-1]
+    # a commit or a statement the user gave, not the stand-in of an error's failed statement
+    named = [t for t in merges if t.version is not None or t.provenance.statement]
+    last = (named or merges)[-1]
     touched = touched_partitions(last)
     if not touched:
         return None
