@@ -31,11 +31,12 @@ from deltaforensics.model.diagnostic_codes import (
     MODEL_DISAGREEMENT,
     NO_EXCEPTION_IN_ERROR_TEXT,
     READ_VERSION_NOT_BEFORE_VERSION,
+    RACES_NOT_VISIBLE,
     READ_VERSION_UNKNOWN,
     UNRELEASED_BEHAVIOUR,
 )
 from deltaforensics.model.diagnostics import Diagnostic, info, warning
-from deltaforensics.model.gaps import count, describe, runs
+from deltaforensics.model.gaps import Range, count, describe, runs, version_spans
 from deltaforensics.model.schemas import ActionFrames
 from deltaforensics.replay import Replay, content_diagnostics
 
@@ -249,6 +250,35 @@ class TableIsolation:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class RaceVisibility:
+    """The versions whose races cannot be seen (no read version recorded), as ranges, and why:
+    "no races" means "checked, nothing found" only outside them."""
+
+    unknown_versions: tuple[Range, ...]
+    reason: str
+
+    @classmethod
+    def of(cls, facts: CommitFacts, in_range: pl.DataFrame) -> RaceVisibility | None:
+        """``None`` when every commit of ``in_range`` (rows of ``facts``) has a known read
+        version."""
+        unread = in_range.filter(pl.col("read_version").is_null())
+        if unread.is_empty():
+            return None
+        engines = sorted(
+            {facts.profile_of(i).engine for i in unread.get_column("profile").unique()}
+        )
+        return cls(
+            unknown_versions=tuple(runs(unread.get_column("version").to_list())),
+            reason=f"no readVersion recorded (written by {', '.join(engines)}): whether these "
+            "commits read an older snapshot cannot be checked",
+        )
+
+    def describe(self) -> str:
+        """``races: unknown for v1–v13, v15``."""
+        return f"races: unknown for {version_spans(self.unknown_versions)}"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ConflictAnalysis:
     """Everything ``explain`` reports, before formatting.
 
@@ -266,6 +296,7 @@ class ConflictAnalysis:
     recommendations: tuple[Recommendation, ...] = ()
     recommendations_more: int = 0  # left out of the report (``--all`` shows them)
     recommendations_note: str | None = None  # nothing to prevent, none helps, or sampled
+    race_visibility: RaceVisibility | None = None  # None: every commit's read version is known
 
     def table_isolation(self) -> TableIsolation:
         """The table's isolation level: its property, else what commits record most, else the
@@ -351,6 +382,9 @@ def analyze_loaded(
     facts_in_range = txns.facts.frame.filter(pl.col("version") >= lo)
     races = [r for r in find_races(txns, loaded.replay, profile=profile) if r.version >= lo]
     diags = [*loaded.diagnostics, *_history_diagnostics(txns.facts, facts_in_range, races)]
+    visibility = RaceVisibility.of(txns.facts, facts_in_range)
+    if visibility is not None:
+        diags.append(_races_not_visible(visibility))
     anomalies = [
         a
         for a in find_anomalies(txns, loaded.replay, loaded.listing.commit_versions)
@@ -366,6 +400,7 @@ def analyze_loaded(
         error_conflicts=tuple(error_conflicts),
         error_evidence=tuple(evidence_found),
         attempt_verdicts=tuple(attempt_verdicts(attempts, txns, loaded.replay)),
+        race_visibility=visibility,
     )
     if not recommendations:
         return result
@@ -412,6 +447,16 @@ def _history_diagnostics(
                 "retained log"
             )
             yield info(READ_VERSION_UNKNOWN, message, r.version)
+
+
+def _races_not_visible(visibility: RaceVisibility) -> Diagnostic:
+    """W304: the versions without a read version, as ranges, at the first of them."""
+    unknown = visibility.unknown_versions
+    message = (
+        f"{count(unknown)} commit(s) at versions {describe(unknown)} record no readVersion: "
+        "whether they raced cannot be checked"
+    )
+    return warning(RACES_NOT_VISIBLE, message, unknown[0][0])
 
 
 def _unreleased_writers(facts: CommitFacts, in_range: pl.DataFrame) -> Iterator[Diagnostic]:

@@ -34,6 +34,7 @@ from deltaforensics.report.document.whatif import WhatIfDocument
 from deltaforensics.report.plain import (
     NO_APPLY_TEXT,
     commits_by_version,
+    race_visibility_text,
     recommendations_note,
     visible,
 )
@@ -189,6 +190,7 @@ def _summary(doc: ExplainDocument) -> str:
             f"({plural(sum(a.severity == 'error' for a in anomalies), 'error')})",
             plural(len(doc.recommendations), "recommendation"),
             plural(sum(d.severity != "info" for d in doc.diagnostics), "warning"),
+            *([f"**{text(race_visibility_text(doc))}**"] if doc.race_visibility else []),
         ]
     )
 

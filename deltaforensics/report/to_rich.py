@@ -23,7 +23,12 @@ from deltaforensics.report.document.explain import (
     Race,
     no_race_reason,
 )
-from deltaforensics.report.plain import NO_APPLY_TEXT, commits_by_version, recommendations_note
+from deltaforensics.report.plain import (
+    NO_APPLY_TEXT,
+    commits_by_version,
+    race_visibility_text,
+    recommendations_note,
+)
 from deltaforensics.report.prose import (
     explain_conflict,
     explain_races,
@@ -87,6 +92,9 @@ def _header(doc: ExplainDocument, console: Console) -> None:
         )
     )
     console.print(Text(_summary(doc), style="bold"))
+    unseen = race_visibility_text(doc)
+    if unseen:
+        console.print(Text(safe(unseen), style=LEVEL_STYLES["fragile"]))
 
 
 def _summary(doc: ExplainDocument) -> str:

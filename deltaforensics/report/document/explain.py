@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypedDict
 
-from deltaforensics.analysis import ConflictAnalysis, TableIsolation
+from deltaforensics.analysis import ConflictAnalysis, RaceVisibility, TableIsolation
 from deltaforensics.conflicts.checker import Fragility, Verdict
 from deltaforensics.conflicts.checker import Race as FoundRace
 from deltaforensics.evidence.anomalies import Anomaly
@@ -307,7 +307,8 @@ class ExplainDocument(Entry):
     diagnostics: tuple[Diagnostic, ...] = ()
     commits: tuple[Commit, ...] = ()
     time_window: VersionWindow | None = None  # --since/--until
-    omitted_when_null = ("time_window",)
+    race_visibility: RaceVisibility | None = None  # versions whose races cannot be seen
+    omitted_when_null = ("time_window", "race_visibility")
 
     @classmethod
     def from_analysis(cls, analysis: ConflictAnalysis) -> ExplainDocument:
@@ -329,6 +330,7 @@ class ExplainDocument(Entry):
             recommendations_more=analysis.recommendations_more,
             recommendations_note=analysis.recommendations_note,
             diagnostics=tuple(analysis.diagnostics),
+            race_visibility=analysis.race_visibility,
             commits=tuple(
                 Commit.from_transaction(analysis.transactions.at(v))
                 for v in sorted(wanted)
@@ -343,7 +345,10 @@ ALL_READ_THE_VERSION_BEFORE = "every commit read the version just before it"
 def no_race_reason(doc: ExplainDocument) -> str:
     """Why the report shows no race, only as strong as what was read: when commits are
     missing from the log (AN008), not every commit's read version was seen."""
+    unseen = f"; {doc.race_visibility.describe()}" if doc.race_visibility is not None else ""
     if not any(a.code == COMMIT_GAP.code for a in doc.anomalies):
+        if doc.race_visibility is not None:
+            return f"no commit with a known read version read an older one{unseen}"
         return ALL_READ_THE_VERSION_BEFORE
     t = doc.table
     seen = (
@@ -351,7 +356,7 @@ def no_race_reason(doc: ExplainDocument) -> str:
         if t.num_commits == 0
         else f"each of the {plural(t.num_commits, 'commit')} analysed read the version just before it"
     )
-    return f"{seen}; commits missing from the log ({COMMIT_GAP.code}) cannot be judged"
+    return f"{seen}; commits missing from the log ({COMMIT_GAP.code}) cannot be judged{unseen}"
 
 
 def involved_versions(
