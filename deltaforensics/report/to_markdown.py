@@ -33,6 +33,7 @@ from deltaforensics.report.document.explain import (
 from deltaforensics.report.document.whatif import WhatIfDocument
 from deltaforensics.report.plain import (
     NO_APPLY_TEXT,
+    attempt_line,
     commits_by_version,
     race_visibility_text,
     recommendations_note,
@@ -257,7 +258,8 @@ def _attempts(attempts: Sequence[Attempt], max_rows: int) -> list[str]:
         for a in attempts
     ]
     headers = ["Statement", "Read", "Outcome", "Winner", "Why"]
-    return ["### Attempts", table(headers, rows, max_rows=max_rows)]
+    lines = "\n".join(f"- {text(attempt_line(i, a))}" for i, a in enumerate(attempts, start=1))
+    return ["### Attempts", lines, table(headers, rows, max_rows=max_rows)]
 
 
 def _anomalies(doc: ExplainDocument, max_rows: int) -> list[str]:

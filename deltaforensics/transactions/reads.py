@@ -13,7 +13,7 @@ from typing import Any
 import polars as pl
 
 from deltaforensics.model.actions import Metadata
-from deltaforensics.predicates.ir import TRUE, Predicate
+from deltaforensics.predicates.ir import TRUE, Predicate, TrueExpr
 from deltaforensics.predicates.operations import ReadPredicateInfo, parse_operation_predicates
 from deltaforensics.predicates.partition import (
     partition_read_predicate,
@@ -176,6 +176,23 @@ def _delta_rs_reads(
         "(and no added-files conflict can hit it)",
         "high",
     )
+
+
+def reads_every_file(reads: Reads, profile: Profile) -> bool:
+    """Whether every file of the snapshot counts as read, as the checker matches files: a
+    whole-table read, or a partition predicate of ``TRUE`` where the engine matches files by
+    partition values only (Delta-Spark's checker filters a winner's files with the partition
+    part of the read predicates; a MERGE whose ON condition holds no literal on a partition
+    column reads ``TRUE``). An engine that matches by min/max statistics reads every file only
+    when its full predicate is ``TRUE`` too."""
+    if reads.blind or reads.partition_predicate is None:
+        return False
+    if reads.whole_table:
+        return True
+    if not isinstance(reads.partition_predicate, TrueExpr):
+        return False
+    full = reads.full_predicate
+    return not profile.stats_matching or full is None or isinstance(full, TrueExpr)
 
 
 def reads_nothing(reason: str, confidence: str) -> Reads:

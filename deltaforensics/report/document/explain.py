@@ -25,6 +25,7 @@ from deltaforensics.model.gaps import Range
 from deltaforensics.model.words import plural
 from deltaforensics.report.document.entry import FORMAT_VERSION, Entry
 from deltaforensics.transactions import Transaction
+from deltaforensics.transactions.reads import reads_every_file
 from deltaforensics.version import VERSION
 from deltaforensics.whatif.recommendations.candidates import Recommendation
 from deltaforensics.whatif.transform import touched_partitions
@@ -245,7 +246,7 @@ class Attempt(Entry):
             reason=verdict.reason,
             winners=tuple(verdict.winners),
             **_reads(a),
-            read_whole_table=a.read.reads.whole_table,
+            read_whole_table=reads_every_file(a.read.reads, a.provenance.profile),
             files_added=a.written.added.height,
             files_removed=a.written.removed.height,
         )

@@ -28,7 +28,7 @@ from deltaforensics.report.html.format import (
     utc_time,
     versions,
 )
-from deltaforensics.report.plain import NO_APPLY_TEXT, commit_summary, missing_text
+from deltaforensics.report.plain import NO_APPLY_TEXT, attempt_line, commit_summary, missing_text
 from deltaforensics.report.prose import explain_race, fragility_words, plain
 from deltaforensics.whatif.recommendations.candidates import Recommendation
 
@@ -145,7 +145,12 @@ def attempts(entries: Sequence[Attempt]) -> str:
             e(a.reason),
         ]
         rows.append((f"attempt-{i}", "ok" if a.outcome == "commits" else "bad", cells))
-    return table(
+    lines = "".join(
+        f'<li class="{"ok" if a.outcome == "commits" else "bad"}">{e(attempt_line(i, a))}</li>'
+        for i, a in enumerate(entries, start=1)
+    )
+    summary = f'<ul class="plain">{lines}</ul>\n' if lines else ""
+    return summary + table(
         ["Statement", "Read", "Profile", "Outcome", "Winner", "Why"],
         rows,
         "No attempted statements were checked.",
