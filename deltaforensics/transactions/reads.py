@@ -35,9 +35,11 @@ def reads_of(
     removed: pl.DataFrame,
     *,
     info: ReadPredicateInfo | None = None,
+    shown_alias: str | None = None,
 ) -> Reads:
     """What a statement with these parameters and file actions read; ``info``: its parsed
-    ``operationParameters`` when the caller has them."""
+    ``operationParameters`` when the caller has them; ``shown_alias``: the target's alias as
+    an attempted statement wrote it, for the reason's words only."""
     if info is None:
         info = parse_operation_predicates(operation, params)
     written = logical_partitions(added, md) if info.source == "written-partitions" else None
@@ -51,6 +53,7 @@ def reads_of(
         removed.height > 0,
         info=info,
         written=written,
+        shown_alias=shown_alias,
     )
 
 
@@ -65,6 +68,7 @@ def reads_for(
     *,
     info: ReadPredicateInfo,
     written: list[dict[str, str | None]] | None = None,
+    shown_alias: str | None = None,
 ) -> Reads:
     """What the transaction read, per operation (semantics doc §A.2; delta-rs §A.9).
 
@@ -106,7 +110,7 @@ def reads_for(
         )
     if info.whole_table:
         return reads_whole_table(f"{operation} reads the whole table")
-    part = partition_read_predicate_for(info, cols)
+    part = partition_read_predicate_for(info, cols, shown_alias=shown_alias)
     reason = "; ".join(part.reasons) or (
         f"partition predicate {part.predicate.to_sql()}"
         if cols
