@@ -261,6 +261,8 @@ class Commit(Entry):
     operation: str
     writer: str
     user_name: str | None
+    job_name: str | None  # the names the writer's one name was chosen from (issue #31)
+    notebook: str | None  # the notebook's path, else its id
     engine: str
     read_version: int | None
     isolation_level: str
@@ -273,13 +275,18 @@ class Commit(Entry):
     @classmethod
     def from_transaction(cls, t: Transaction) -> Commit:
         touched = touched_partitions(t)
-        user = t.provenance.commit_info.get("userName")
+        info = t.provenance.commit_info
+        user, job, nb = info.get("userName"), info.get("job"), info.get("notebook")
+        job_name = job.get("jobName") or job.get("jobId") if isinstance(job, dict) else job
+        notebook = nb.get("notebookPath") or nb.get("notebookId") if isinstance(nb, dict) else None
         return cls(
             version=t.version,
             timestamp=t.provenance.timestamp,
             operation=t.provenance.operation,
             writer=t.provenance.writer,
             user_name=user if isinstance(user, str) else None,
+            job_name=str(job_name) if job_name else None,
+            notebook=str(notebook) if notebook else None,
             engine=t.provenance.profile.engine,
             read_version=t.read.version,
             isolation_level=t.read.isolation.value,
