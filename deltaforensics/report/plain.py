@@ -8,10 +8,10 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 
 from deltaforensics.model.diagnostic_codes import RACES_NOT_VISIBLE
-from deltaforensics.model.gaps import runs, version_spans
+from deltaforensics.model.gaps import version_spans
 from deltaforensics.model.words import plural
 from deltaforensics.report.document.entry import JsonValue
-from deltaforensics.report.document.explain import Attempt, Commit, ExplainDocument
+from deltaforensics.report.document.explain import Commit, ExplainDocument
 
 # C0 controls, DEL, C1 controls, and the bidirectional overrides and isolates that reorder what
 # a reader sees ("Trojan Source"): a log string holding one must not drive the reader's terminal
@@ -96,28 +96,6 @@ def race_visibility_text(doc: ExplainDocument) -> str:
     if doc.race_visibility is None:
         return ""
     return f"{doc.race_visibility.describe()} (no readVersion recorded, {RACES_NOT_VISIBLE.code})"
-
-
-def attempt_line(number: int, a: Attempt) -> str:
-    """One line per ``--attempt``, whatever its outcome: ``✓ attempt 2 commits: reads date =
-    '2024-03-04', no rule fires against v7–v9`` or ``✗ attempt 1 fails with
-    ConcurrentAppendException against v7 (DC010): reads the whole table``."""
-    if a.read_whole_table:
-        reads = "reads the whole table"
-    elif a.read_predicate is None:
-        reads = "reads nothing"
-    else:
-        reads = f"reads {a.read_predicate}"
-    if a.outcome == "commits":
-        against = (
-            f"no rule fires against {version_spans(runs(a.winners))}"
-            if a.winners
-            else "no commit after the version it read"
-        )
-        return f"✓ attempt {number} commits: {reads}, {against}"
-    winner = f" against v{a.winner_version}" if a.winner_version is not None else ""
-    code = f" ({a.code})" if a.code else ""
-    return f"✗ attempt {number} fails with {a.outcome}{winner}{code}: {reads}"
 
 
 def commits_by_version(commits: tuple[Commit, ...]) -> dict[int | None, Commit]:

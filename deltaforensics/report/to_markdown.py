@@ -33,7 +33,6 @@ from deltaforensics.report.document.explain import (
 from deltaforensics.report.document.whatif import WhatIfDocument
 from deltaforensics.report.plain import (
     NO_APPLY_TEXT,
-    attempt_line,
     commits_by_version,
     race_visibility_text,
     recommendations_note,
@@ -43,6 +42,7 @@ from deltaforensics.report.prose import (
     Code,
     Explanation,
     Phrase,
+    attempt_line,
     explain_conflict,
     explain_races,
     failure_words,

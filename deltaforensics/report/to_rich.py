@@ -25,12 +25,12 @@ from deltaforensics.report.document.explain import (
 )
 from deltaforensics.report.plain import (
     NO_APPLY_TEXT,
-    attempt_line,
     commits_by_version,
     race_visibility_text,
     recommendations_note,
 )
 from deltaforensics.report.prose import (
+    attempt_line,
     explain_conflict,
     explain_races,
     references,

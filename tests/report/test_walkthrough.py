@@ -43,10 +43,10 @@ def _run(args: list[str], fmt: str) -> str:
 
 @pytest.mark.parametrize("fmt", ["rich", "markdown", "html"])
 def test_every_format_gives_one_line_per_attempt(fmt: str) -> None:
-    out = " ".join(_run(_walkthrough_args(), fmt).split())
+    out = " ".join(_run(_walkthrough_args(), fmt).replace("\\_", "_").split())  # Markdown escapes
     assert (
-        "✗ attempt 1 fails with ConcurrentAppendException against v7 (DC010): "
-        "reads the whole table" in out
+        "✗ attempt 1 fails with ConcurrentAppendException (DELTA_CONCURRENT_APPEND · DC010) "
+        "against v7: reads the whole table" in out
     )
     committed = "✓ attempt 2 commits: reads date = {q}2024-03-04{q}, no rule fires against v7–v9"
     assert committed.format(q="'") in out or committed.format(q="&#x27;") in out

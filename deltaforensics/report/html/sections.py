@@ -28,8 +28,8 @@ from deltaforensics.report.html.format import (
     utc_time,
     versions,
 )
-from deltaforensics.report.plain import NO_APPLY_TEXT, attempt_line, commit_summary, missing_text
-from deltaforensics.report.prose import Code, Phrase, explain_race, fragility_words
+from deltaforensics.report.plain import NO_APPLY_TEXT, commit_summary, missing_text
+from deltaforensics.report.prose import Code, Phrase, attempt_line, explain_race, fragility_words
 from deltaforensics.whatif.recommendations.candidates import Recommendation
 
 
