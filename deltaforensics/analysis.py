@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from deltaforensics.conflicts.race_visibility import RaceVisibility
 from deltaforensics.engines.base import Engine
 from deltaforensics.evidence.error_texts import ErrorText, error_times, read_error_texts
 from deltaforensics.loading import (
@@ -101,6 +102,7 @@ class ConflictAnalysis:
     recommendations: tuple[Recommendation, ...] = ()
     recommendations_more: int = 0  # left out of the report (``--all`` shows them)
     recommendations_note: str | None = None  # nothing to prevent, none helps, or sampled
+    race_visibility: RaceVisibility | None = None  # None: every commit's read version is known
     harvest: Any = None  # the failures.Harvest of --failures-from / [[failures]], when given
 
     def observed_errors(self) -> list[Any]:
@@ -207,6 +209,9 @@ def analyze_loaded(
         *unreadable_times(loaded.replay.core_commits),
         *history_diagnostics(txns.facts, facts_in_range, races),
     ]
+    visibility = RaceVisibility.of(txns.facts, facts_in_range)
+    if visibility is not None:
+        diags.append(visibility.diagnostic())
     anomalies = [
         a
         for a in find_anomalies(txns, loaded.replay, loaded.listing.commit_versions)
@@ -232,6 +237,7 @@ def analyze_loaded(
         error_evidence=tuple(evidence_found),
         attempt_verdicts=verdicts,
         harvest=harvest,
+        race_visibility=visibility,
     )
     if not recommendations:
         return result

@@ -134,6 +134,7 @@ def _reads(ctx: AttemptContext, plan: WritePlan, written: Writes) -> Reads:
         ctx.md,
         written.added,
         written.removed,
+        shown_alias=ctx.stmt.target_alias,
     )
     if plan.self_read is not None:  # Spark INSERT … SELECT over the target: not blind
         reads = insert_self_read(ctx, plan)

@@ -1,4 +1,5 @@
-"""Flat tables for dashboards: one row per commit, race, conflict, anomaly and recommendation.
+"""Flat tables for dashboards: one row per commit, race, conflict, anomaly and recommendation,
+and per run of versions whose races cannot be seen.
 
 Every column is declared here with its meaning; ``docs/audit.md`` is generated from these
 declarations. A column that is a field of the report's typed entry (``Race``, ``Conflict``,
@@ -219,6 +220,23 @@ DATASETS: dict[str, list[Column]] = {
         field(Recommendation, "rationale", "Why, with an example from the history."),
         field(Recommendation, "apply", "How to apply it (SQL or settings)."),
     ],
+    "race_visibility": [  # runs of versions whose races cannot be seen (race_visibility)
+        *_table_columns(),
+        derived(
+            "first_version",
+            _I,
+            "First version of a run of commits that record no readVersion (inclusive).",
+            lambda r, _: r[0],
+        ),
+        derived("last_version", _I, "Last version of the run (inclusive).", lambda r, _: r[1]),
+        derived(
+            "reason",
+            _S,
+            "Why their races cannot be checked (W304): no race and no conflict there means "
+            "'could not check', not 'checked, nothing found'.",
+            lambda r, _: r[2],
+        ),
+    ],
 }
 
 
@@ -236,6 +254,7 @@ def build_datasets(
         "conflicts": doc.conflicts,
         "anomalies": doc.anomalies,
         "recommendations": doc.recommendations,
+        "race_visibility": _unknown_runs(doc),
     }
     out = {"commits": _commits(table, uri, commits)}
     for name, found in entries.items():
@@ -250,6 +269,14 @@ def build_datasets(
             else pl.DataFrame(schema=schema(name))
         )
     return out
+
+
+def _unknown_runs(doc: ExplainDocument) -> tuple[tuple[int, int, str], ...]:
+    """The report's runs of versions without a read version, each with the reason."""
+    seen = doc.race_visibility
+    if seen is None:
+        return ()
+    return tuple((lo, hi, seen.reason) for lo, hi in seen.unknown_versions)
 
 
 def _commits(table: str, uri: str, commits: pl.DataFrame) -> pl.DataFrame:

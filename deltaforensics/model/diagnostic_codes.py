@@ -9,7 +9,7 @@ conflict model against the log, W5xx error texts, W6xx what-if, W7xx the audit's
 
 A diagnostic names its code with :func:`~deltaforensics.model.diagnostics.warning` or
 :func:`~deltaforensics.model.diagnostics.info`; a code registered as info is never a warning.
-Over 400 lines because it is documentation: 30 entries of a dozen lines each.
+Over 400 lines because it is documentation: 31 entries of a dozen lines each.
 """
 
 from __future__ import annotations
@@ -364,6 +364,32 @@ commit is analysed as if it had read the version before its own.
 Find the writer that sets commitInfo fields itself and stop it from setting `readVersion`.
 """,
 )
+RACES_NOT_VISIBLE = Code(
+    code="W304",
+    name="races-not-visible",
+    severity=Severity.WARNING,
+    title="commits record no readVersion: whether they raced cannot be checked",
+    doc="""
+## What it means
+Commits after version 0 record no `readVersion` in their commitInfo, so the snapshot each one
+read is unknown: Delta Kernel writers never write it, delta-rs writes it only for DELETE,
+UPDATE, MERGE, OPTIMIZE and RESTORE (not for appends and overwrites), early delta-rs releases
+not at all, and a commit without commitInfo has none. The message names those versions as ranges; the report's
+`race_visibility` field lists them, and every format says "races: unknown" for them.
+
+## Why it matters
+A race is a commit that read an older snapshot than the version before its own; without the
+read version such a race is invisible, so "no races" and a passing `--fail-on conflict` gate
+mean "could not check" for these versions, not "checked, nothing found". A blind append can
+still lose a race (to a metadata or protocol change), so it is counted too. Version 0 and a
+CREATE TABLE that lost the version-0 race read nothing and are not counted.
+
+## What to do
+Treat these versions as unchecked. Where a statement failed, pass its error text (`--error`):
+the conflict it names is checked from the text. Where you choose the writer, Delta-Spark and
+Databricks record `readVersion` for every statement.
+""",
+)
 MODEL_DISAGREEMENT = Code(
     code="W401",
     name="model-disagreement",
@@ -632,6 +658,7 @@ DIAGNOSTIC_CODES: tuple[Code, ...] = (
     UNPARSED_PREDICATE,
     READ_VERSION_UNKNOWN,
     READ_VERSION_NOT_BEFORE_VERSION,
+    RACES_NOT_VISIBLE,
     MODEL_DISAGREEMENT,
     UNRELEASED_BEHAVIOUR,
     NO_EXCEPTION_IN_ERROR_TEXT,

@@ -6,7 +6,7 @@ costs nothing, where enumerating ``range(first, last)`` would not finish.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -112,6 +112,12 @@ def count(ranges: Iterable[Range]) -> int:
 def describe(ranges: Iterable[Range]) -> str:
     """``1-9998, 10001`` for the ranges ``(1, 9998), (10001, 10001)``."""
     return ", ".join(str(lo) if lo == hi else f"{lo}-{hi}" for lo, hi in ranges)
+
+
+def version_spans(ranges: Iterable[Sequence[int]]) -> str:
+    """``v2–v9998, v10001`` for the ranges ``[2, 9998], [10001, 10001]``: as a report shows
+    versions."""
+    return ", ".join(f"v{lo}" if lo == hi else f"v{lo}–v{hi}" for lo, hi in ranges)
 
 
 def runs(versions: Iterable[int]) -> list[Range]:

@@ -29,8 +29,9 @@ from deltaforensics.predicates.ir import (
     Operand,
     Or,
     Predicate,
+    quote_identifier,
 )
-from deltaforensics.predicates.simple_string import TRUNCATED
+from deltaforensics.predicates.simple_string import EXPR_ID_MARK, TRUNCATED, unmark
 
 _COMPARE: dict[type[exp.Expr], CompareOp] = {
     exp.EQ: "=",
@@ -158,9 +159,9 @@ class Converter:
         if isinstance(node, exp.Column) and isinstance(node.this, exp.Identifier):
             parts = [node.args.get(k) for k in ("catalog", "db", "table")]
             qualifier = ".".join(p.sql(dialect="spark") for p in parts if p is not None)
-            return Column(node.name, qualifier or None)
+            return _column(node.name, unmark(qualifier) or None)
         if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Identifier):
-            return Column(node.expression.name, node.this.sql(dialect="spark"))
+            return _column(node.expression.name, unmark(node.this.sql(dialect="spark")))
         if isinstance(node, exp.Literal):
             if node.is_string:
                 return Literal(node.this, inferred=node.this in self.inferred)
@@ -219,7 +220,17 @@ class Converter:
             if isinstance(c, Column)
         )
         try:
-            text = node.sql(dialect="spark").replace(f"{TRUNCATED.upper()}()", "...")
+            text = unmark(node.sql(dialect="spark").replace(f"{TRUNCATED.upper()}()", "..."))
         except Exception:  # rendering is cosmetic; never lose the predicate over it
             text = "<expression>"
         return Opaque(text, f"{reason} ({kind})", kind, refs)
+
+
+def _column(name: str, qualifier: str | None) -> Column:
+    """A column; a name carrying an expression id (``order_id__dfid921__``, from Spark's
+    ``order_id#921L``) is ``order_id``, shown as ``order_id#921``."""
+    marked = EXPR_ID_MARK.match(name)
+    if marked is None:
+        return Column(name, qualifier)
+    plain = marked.group(1)
+    return Column(plain, qualifier, shown=f"{quote_identifier(plain)}#{marked.group(2)}")

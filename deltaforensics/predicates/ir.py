@@ -20,7 +20,7 @@ import math
 import re
 import typing
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 Scalar: typing.TypeAlias = str | int | float | bool | None
 CompareOp: typing.TypeAlias = typing.Literal["=", "!=", "<", "<=", ">", ">=", "<=>"]
@@ -55,10 +55,15 @@ def quote_string(value: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Column:
-    """A column reference; ``qualifier`` is the alias or table name as written (SQL text)."""
+    """A column reference; ``qualifier`` is the alias or table name as written (SQL text).
+
+    ``shown``: how a report shows it when that is not its SQL: Spark's expression id kept
+    (``order_id#921``), so that a recorded ``order_id#921L = order_id#922L`` does not read as
+    the tautology ``order_id = order_id``. Never compared: the model matches by ``name``."""
 
     name: str
     qualifier: str | None = None
+    shown: str | None = field(default=None, compare=False)
 
     @property
     def key(self) -> str:
@@ -366,6 +371,30 @@ def _compared_columns(p: Compare) -> tuple[Column, ...]:
 def is_evaluable(p: Predicate) -> bool:
     """False if any node is Opaque or Unknown: evaluation would have to guess."""
     return not any(isinstance(node, Opaque | Unknown) for node in walk(p))
+
+
+@dataclass(frozen=True, slots=True)
+class _ShownColumn(Column):
+    """A column printed as a report shows it (only inside :func:`shown_sql`)."""
+
+    text: str = ""
+
+    def to_sql(self) -> str:
+        return self.text
+
+
+def shown_sql(p: Predicate, target_alias: str | None = None) -> str:
+    """``p`` as a report shows it: each column with its expression id when the log recorded
+    one (``order_id#921 = order_id#922``), an unqualified column qualified by ``target_alias``
+    when the statement's aliases are known (``t.order_id = s.order_id``). Not SQL to run:
+    :meth:`to_sql` is that."""
+
+    def shown(c: Column) -> Column:
+        base = c.shown or quote_identifier(c.name)
+        qualifier = c.qualifier or target_alias
+        return _ShownColumn(c.name, c.qualifier, text=f"{qualifier}.{base}" if qualifier else base)
+
+    return map_columns(p, shown).to_sql()
 
 
 def map_columns(p: Predicate, fn: typing.Callable[[Column], Column]) -> Predicate:

@@ -34,6 +34,7 @@ from deltaforensics.predicates.ir import (
     conjuncts,
     is_evaluable,
     map_columns,
+    shown_sql,
     walk,
 )
 from deltaforensics.predicates.operations import ReadPredicateInfo
@@ -76,11 +77,14 @@ def partition_read_predicate(
     not_matched_by_source: bool = False,
     target_alias: str | None = None,
     extract_disjunctions: bool | None = None,
+    shown_alias: str | None = None,
 ) -> PartitionReadPredicate:
     """Delta's partition read predicate for a command condition.
 
     ``extract_disjunctions`` (default: not ``merge``) enables the OR/AND extraction DELETE and
-    UPDATE do; MERGE, replaceWhere and OPTIMIZE only keep whole partition-only conjuncts."""
+    UPDATE do; MERGE, replaceWhere and OPTIMIZE only keep whole partition-only conjuncts.
+    ``shown_alias``: the target's alias as the statement wrote it, for the reasons only (a
+    condition whose target qualifiers were removed is shown with them: ``t.id = s.id``)."""
     part = {c.lower(): c for c in partition_columns}
     if not part:
         return PartitionReadPredicate(TRUE, (UNPARTITIONED,))
@@ -102,7 +106,7 @@ def partition_read_predicate(
     for c in parts:
         if merge and not x.target_only(c):
             dropped.append(c)
-            x.reasons.append(f"`{c.to_sql()}` {NOT_TARGET_ONLY}")
+            x.reasons.append(f"`{shown_sql(c, shown_alias)}` {NOT_TARGET_ONLY}")
         elif x.partition_only(c):
             kept.append(x.widen(c))  # TRUE when it had to widen: all_of drops it
         elif extract and not isinstance(e := x.extract(c), TrueExpr):
@@ -110,7 +114,9 @@ def partition_read_predicate(
         else:
             dropped.append(c)
             if isinstance(c, Or) or not is_evaluable(c):
-                x.reasons.append(f"`{c.to_sql()}` mixes data columns: no partition predicate")
+                x.reasons.append(
+                    f"`{shown_sql(c, shown_alias)}` mixes data columns: no partition predicate"
+                )
     kept = [k for k in kept if not isinstance(k, TrueExpr)]
     result = all_of(*(map_columns(k, x.canonical) for k in kept))
     if isinstance(result, TrueExpr) and not x.reasons:
@@ -190,6 +196,7 @@ def partition_read_predicate_for(
     partition_columns: Sequence[str],
     *,
     target_alias: str | None = None,
+    shown_alias: str | None = None,
 ) -> PartitionReadPredicate:
     """``partition_read_predicate`` with the options Delta-Spark uses for ``info.operation``.
 
@@ -210,9 +217,12 @@ def partition_read_predicate_for(
             matched_only_clause_preds=info.clause_predicates if info.matched_only else (),
             not_matched_by_source=info.has_not_matched_by_source,
             target_alias=target_alias,
+            shown_alias=shown_alias,
         )
     extract = info.operation in ("DELETE", "UPDATE")
-    return partition_read_predicate(info.predicate, partition_columns, extract_disjunctions=extract)
+    return partition_read_predicate(
+        info.predicate, partition_columns, extract_disjunctions=extract, shown_alias=shown_alias
+    )
 
 
 def written_partitions_predicate(

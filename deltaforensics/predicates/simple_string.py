@@ -13,10 +13,13 @@ from __future__ import annotations
 import re
 
 TRUNCATED = "__deltaforensics_truncated__"
+# an expression id kept through sqlglot as a suffix of the column's name (``order_id#921L`` is
+# read as ``order_id__dfid921__``), split off again by the converter into ``Column.shown``
+EXPR_ID_MARK = re.compile(r"^(.*)__dfid(\d+)__$", re.S)
 _NAME = r"(?:`(?:[^`]|``)*`|[A-Za-z_][\w$]*)"
 _RESOLVED = re.compile(rf"'?{_NAME}(?:\.{_NAME})*#\d+L?(?![\w#])")
 _UNRESOLVED = re.compile(rf"(?<![\w'])'{_NAME}(?:\.{_NAME})*")
-_EXPR_ID = re.compile(r"#\d+L?$")
+_EXPR_ID = re.compile(r"#(\d+)L?$")
 _STRING = re.compile(r"'(?:[^'\\]|\\.)*'")
 _OP = r"(?:<=>|<=|>=|!=|<>|=|<|>)"
 _RHS = re.compile(rf"(\s{_OP}\s)([^()\x00']*?)(?=\)|$)")
@@ -35,7 +38,7 @@ def _normalise_simple_string(text: str) -> tuple[str, frozenset[str]]:
     attrs: list[str] = []
 
     def protect(m: re.Match[str]) -> str:
-        attrs.append(_EXPR_ID.sub("", m.group(0)).lstrip("'"))
+        attrs.append(_marked(m.group(0)).lstrip("'"))
         return f"\x00{len(attrs) - 1}\x00"
 
     inferred: set[str] = set()
@@ -62,6 +65,25 @@ def _normalise_simple_string(text: str) -> tuple[str, frozenset[str]]:
     )
     text = re.sub("\x00(\\d+)\x00", lambda m: attrs[int(m.group(1))], text)
     return text, frozenset(inferred)
+
+
+def _marked(attribute: str) -> str:
+    """``name#921L`` as ``name__dfid921__`` (:data:`EXPR_ID_MARK`), inside a backquoted name's
+    quotes."""
+    found = _EXPR_ID.search(attribute)
+    if found is None:
+        return attribute
+    head, mark = attribute[: found.start()], f"__dfid{found.group(1)}__"
+    return f"{head[:-1]}{mark}`" if head.endswith("`") else head + mark
+
+
+def unmark(text: str) -> str:
+    """SQL text a converter printed back, the expression ids dropped again (``name``): such
+    text is compared and grouped, and the ids differ from one run of a statement to the next."""
+    return _MARK_IN_TEXT.sub("", text)
+
+
+_MARK_IN_TEXT = re.compile(r"__dfid\d+__")
 
 
 def sql_candidates(text: str) -> list[tuple[str, frozenset[str]]]:

@@ -7,6 +7,8 @@ import re
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 
+from deltaforensics.model.diagnostic_codes import RACES_NOT_VISIBLE
+from deltaforensics.model.gaps import version_spans
 from deltaforensics.model.words import plural
 from deltaforensics.report.document.entry import JsonValue
 from deltaforensics.report.document.explain import Commit, ExplainDocument
@@ -22,7 +24,7 @@ NO_APPLY_TEXT = (
 
 def missing_text(ranges: Sequence[Sequence[int]]) -> str:
     """``v2–v9998, v10001 missing`` for the ranges ``[2, 9998], [10001, 10001]``."""
-    spans = ", ".join(f"v{lo}" if lo == hi else f"v{lo}–v{hi}" for lo, hi in ranges)
+    spans = version_spans(ranges)
     return f"{spans} missing" if spans else ""
 
 
@@ -103,6 +105,14 @@ def commit_summary(c: Commit | None, version: int) -> str:
     if c.predicate:
         parts.append(f"predicate {c.predicate}")
     return " · ".join(parts)
+
+
+def race_visibility_text(doc: ExplainDocument) -> str:
+    """``races: unknown for v1–v13 (no readVersion recorded, W304)``, or ``""`` when every
+    commit's read version is known: "could not check" kept apart from "nothing found"."""
+    if doc.race_visibility is None:
+        return ""
+    return f"{doc.race_visibility.describe()} (no readVersion recorded, {RACES_NOT_VISIBLE.code})"
 
 
 def commits_by_version(commits: tuple[Commit, ...]) -> dict[int | None, Commit]:

@@ -18,6 +18,7 @@ Databricks' "Isolation levels and write conflicts" page; the rules reference is 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -29,6 +30,7 @@ from deltaforensics.conflicts.checker import (
     WINNER_NOT_BLIND,
 )
 from deltaforensics.conflicts.registry import RULES
+from deltaforensics.model.gaps import runs, version_spans
 from deltaforensics.model.words import plural
 from deltaforensics.predicates.partition import NOT_TARGET_ONLY, UNPARTITIONED
 from deltaforensics.report.commit_words import commit_words, group_key, when, who, winners_words
@@ -92,6 +94,28 @@ def failure_words(
     )
     tags = " · ".join(t for t in (cls, code) if t)
     return f"{exception} ({tags})" if tags else exception
+
+
+def attempt_line(number: int, a: Attempt) -> str:
+    """One line per ``--attempt``, whatever its outcome: ``✓ attempt 2 commits: reads date =
+    '2024-03-04', no rule fires against v7–v9`` or ``✗ attempt 1 fails with
+    ConcurrentAppendException (DELTA_CONCURRENT_APPEND · DC010) against v7: reads the whole
+    table``."""
+    if a.read_whole_table:
+        reads = "reads the whole table"
+    elif a.read_predicate is None:
+        reads = "reads nothing"
+    else:
+        reads = f"reads {a.read_predicate}"
+    if a.outcome == "commits":
+        against = (
+            f"no rule fires against {version_spans(runs(a.winners))}"
+            if a.winners
+            else "no commit after the version it read"
+        )
+        return f"✓ attempt {number} commits: {reads}, {against}"
+    winner = f" against v{a.winner_version}" if a.winner_version is not None else ""
+    return f"✗ attempt {number} fails with {failure_words(a.outcome, a.code)}{winner}: {reads}"
 
 
 def reads_words(
@@ -263,11 +287,17 @@ def explain_races(races: Sequence[Race], commits: Mapping[int | None, Commit]) -
     return out
 
 
+_EXPRESSION_ID = re.compile(r"(?<=\w)#\d+")
+
+
 def _story(race: Race, commits: Mapping[int | None, Commit]) -> tuple[object, ...]:
     own = commits.get(race.version)
     winners = frozenset(group_key(commits.get(w)) for w in race.winners)
     risk = tuple(sorted({(f.change, f.outcome) for f in race.fragile_under}))
-    reads = plain(reads_words(race.operation, race.read_predicate, race.read_reason))
+    # a recorded condition's expression ids differ from run to run: one story all the same
+    reads = _EXPRESSION_ID.sub(
+        "", plain(reads_words(race.operation, race.read_predicate, race.read_reason))
+    )
     reason = race.reason if race.outcome != "commits" else _why_committed(race)
     own_key = group_key(own) if own is not None else race.version
     return (race.outcome, own_key, reads, reason, risk, winners, bool(race.missing_winners))
@@ -294,7 +324,10 @@ def _explain_group(races: Sequence[Race], commits: Mapping[int | None, Commit]) 
         at = f" at {when(mine.timestamp)}" if mine is not None else ""
         over = winners_words(r.winners, commits) if r.winners else "commits no longer in the log"
         details.append((f"v{r.version}", (f"read v{r.read_version}{at}, overtaken by {over}",)))
-    details.append(("read", reads_words(first.operation, first.read_predicate, first.read_reason)))
+    read = reads_words(first.operation, first.read_predicate, first.read_reason)
+    if _EXPRESSION_ID.search(first.read_reason):
+        read = (*read, f" (as v{first.version} recorded it)")
+    details.append(("read", read))
     why = first.reason if failed else f"each committed because {_why_committed(first)}"
     details.append(("why", (why,)))
     if first.fragile_under:

@@ -58,10 +58,11 @@ IDENTITY_KEYS: dict[str, Kind] = {
     "notebook_path": "notebook",
     "notebookId": "notebook",
     "notebook_id": "notebook",
+    "notebook": "notebook",  # an explain commit's notebook path or id (an object elsewhere)
 }
 # Keys naming the principal of the object they sit in (one person, one pseudonym).
 _PRINCIPAL_KEYS = ("userName", "user_name", "userId", "user_id")
-_NOTEBOOK_KEYS = ("notebookPath", "notebook_path", "notebookId", "notebook_id")
+_NOTEBOOK_KEYS = ("notebookPath", "notebook_path", "notebookId", "notebook_id", "notebook")
 # One name or number as the replacement sees it: an e-mail, an id, a user name; dots only inside.
 _NAME = re.compile(r"[\w%+@-]+(?:\.[\w%+@-]+)*")
 _NAME_CHAR = re.compile(r"[\w.%+@-]")

@@ -15,7 +15,11 @@ from deltaforensics.report.html import sections
 from deltaforensics.report.html.format import code, e, or_dash, plural, race_status, section
 from deltaforensics.report.html.style import CSP, CSS
 from deltaforensics.report.html.timeline import MAX_TIMELINE_ROWS, timeline
-from deltaforensics.report.plain import commits_by_version, recommendations_note
+from deltaforensics.report.plain import (
+    commits_by_version,
+    race_visibility_text,
+    recommendations_note,
+)
 
 __all__ = ["MAX_TIMELINE_ROWS", "to_html"]
 
@@ -69,6 +73,7 @@ def _header(doc: ExplainDocument) -> str:
             f'<b>{e(iso.value)}</b> <span class="muted">({e(iso.source)})</span>',
         ),
         ("Writers", writers),
+        *([("Races", f"<b>{e(race_visibility_text(doc))}</b>")] if doc.race_visibility else []),
         ("Partitioned by", or_dash(e(", ".join(t.partition_columns)))),
         ("Clustered by", or_dash(e(", ".join(t.clustering_columns)))),
         ("Table features", or_dash(e(", ".join(t.features)))),
@@ -84,7 +89,8 @@ def _cards(doc: ExplainDocument) -> str:
         (
             "Races",
             len(doc.races),
-            f"{status.count('warn')} fragile, {plural(status.count('bad'), 'predicted conflict')}",
+            f"{status.count('warn')} fragile, {plural(status.count('bad'), 'predicted conflict')}"
+            + ("; some unknown" if doc.race_visibility else ""),
         ),
         ("Conflicts", len(doc.conflicts), "seen or predicted failures"),
         ("Attempts", len(doc.attempts), "statements checked"),

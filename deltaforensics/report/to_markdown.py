@@ -35,6 +35,7 @@ from deltaforensics.report.plain import (
     NO_APPLY_TEXT,
     commits_by_version,
     cut,
+    race_visibility_text,
     recommendations_note,
     visible,
 )
@@ -42,6 +43,7 @@ from deltaforensics.report.prose import (
     Code,
     Explanation,
     Phrase,
+    attempt_line,
     explain_conflict,
     explain_races,
     failure_words,
@@ -190,6 +192,7 @@ def _summary(doc: ExplainDocument) -> str:
             f"({plural(sum(a.severity == 'error' for a in anomalies), 'error')})",
             plural(len(doc.recommendations), "recommendation"),
             plural(sum(d.severity != "info" for d in doc.diagnostics), "warning"),
+            *([f"**{text(race_visibility_text(doc))}**"] if doc.race_visibility else []),
         ]
     )
 
@@ -256,7 +259,8 @@ def _attempts(attempts: Sequence[Attempt], max_rows: int) -> list[str]:
         for a in attempts
     ]
     headers = ["Statement", "Read", "Outcome", "Winner", "Why"]
-    return ["### Attempts", table(headers, rows, max_rows=max_rows)]
+    lines = "\n".join(f"- {text(attempt_line(i, a))}" for i, a in enumerate(attempts, start=1))
+    return ["### Attempts", lines, table(headers, rows, max_rows=max_rows)]
 
 
 def _anomalies(doc: ExplainDocument, max_rows: int) -> list[str]:

@@ -23,8 +23,14 @@ from deltaforensics.report.document.explain import (
     Race,
     no_race_reason,
 )
-from deltaforensics.report.plain import NO_APPLY_TEXT, commits_by_version, recommendations_note
+from deltaforensics.report.plain import (
+    NO_APPLY_TEXT,
+    commits_by_version,
+    race_visibility_text,
+    recommendations_note,
+)
 from deltaforensics.report.prose import (
+    attempt_line,
     explain_conflict,
     explain_races,
     references,
@@ -52,6 +58,7 @@ def render_explain(report: ExplainDocument, console: Console) -> None:
     commits = commits_by_version(report.commits)
     _header(report, console)
     _timeline(report, commits, console)
+    _attempts(report, console)
     _findings(report, commits, console)
     _anomalies(report.anomalies, console)
     _recommendations(report, console)
@@ -87,6 +94,9 @@ def _header(doc: ExplainDocument, console: Console) -> None:
         )
     )
     console.print(Text(_summary(doc), style="bold"))
+    unseen = race_visibility_text(doc)
+    if unseen:
+        console.print(Text(safe(unseen), style=LEVEL_STYLES["fragile"]))
 
 
 def _summary(doc: ExplainDocument) -> str:
@@ -171,6 +181,16 @@ def _label(span: str, operation: str, most: int = 28) -> str:
         return label
     cut = label[: most - 1].rsplit(" ", 1)[0]
     return (cut if len(cut) > len(span) else label[: most - 1]) + "…"
+
+
+def _attempts(doc: ExplainDocument, console: Console) -> None:
+    """One line per attempt: the one that commits is the walkthrough's answer."""
+    if not doc.attempts:
+        return
+    heading(console, "Attempts", f"{plural(len(doc.attempts), 'statement')} checked")
+    for i, a in enumerate(doc.attempts, start=1):
+        level = "ok" if a.outcome == "commits" else "conflict"
+        console.print(Text(safe(attempt_line(i, a)), style=LEVEL_STYLES[level]))
 
 
 def _findings(doc: ExplainDocument, commits: Commits, console: Console) -> None:

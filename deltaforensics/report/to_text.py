@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Iterator
 import polars as pl
 
 from deltaforensics.model.diagnostics import Diagnostic
+from deltaforensics.profiles import engine_of_commit
 from deltaforensics.report.document.entry import JsonValue
 from deltaforensics.report.document.history import (
     HistoryCommit,
@@ -21,6 +22,7 @@ from deltaforensics.report.document.history_json import document_json_chunks
 from deltaforensics.report.plain import visible, visible_lines
 from deltaforensics.report.text_table import render_table
 from deltaforensics.snapshot import Snapshot
+from deltaforensics.transactions.parts import who_wrote as transaction_writer
 
 
 def key_parameters(params: JsonValue) -> str:
@@ -36,13 +38,19 @@ def key_parameters(params: JsonValue) -> str:
 
 
 def who_wrote(c: HistoryCommit) -> str:
-    job = c.job
-    if isinstance(job, dict):
-        return str(job.get("jobName") or job.get("jobId") or "")
-    for name in (c.user_name, c.user_id):
-        if name:
-            return str(name)
-    return str(job or "")
+    """The commit's writer by the one rule (job name, else notebook path, else user, else the
+    engine: :func:`~deltaforensics.transactions.parts.who_wrote`), as ``explain`` names it."""
+    recorded: dict[str, JsonValue] = {
+        "job": c.job,
+        "notebook": c.notebook,
+        "userName": c.user_name,
+        "userId": c.user_id,
+        "clusterId": c.cluster_id,
+        "engineInfo": c.engine_info,
+        "clientVersion": c.client_version,
+    }
+    known = {k: v for k, v in recorded.items() if v is not None}
+    return transaction_writer(known) or f"{engine_of_commit(known)} writer"
 
 
 def history_text(history: HistoryDocument) -> str:

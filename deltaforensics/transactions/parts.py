@@ -143,16 +143,22 @@ class Provenance:
 
 
 def who_wrote(commit_info: Mapping[str, Any]) -> str:
-    """The job, notebook or user a commitInfo names, in that order ("" when none): the one
-    spelling of a writer, for a transaction and for the audit's commit rows alike."""
+    """The one name of a writer ("" when commitInfo names none): its job's name (else the
+    job's id), else its notebook's path, else the user, else the notebook's id; the caller
+    falls back to the engine. The one spelling for explain, history, the what-if and the
+    audit's commit rows alike (issue #31: one writer was "notebook 1524277128226821" in
+    ``explain`` and "analyst@example.com" in ``history``)."""
     job = commit_info.get("job")
     if isinstance(job, dict) and (job.get("jobName") or job.get("jobId")):
         return f"job {job.get('jobName') or job.get('jobId')}"
     if isinstance(job, str) and job:
         return f"job {job}"
     nb = commit_info.get("notebook")
-    if isinstance(nb, dict) and nb.get("notebookId"):
-        return f"notebook {nb.get('notebookId')}"
+    notebook = nb if isinstance(nb, dict) else {}
+    if notebook.get("notebookPath"):
+        return f"notebook {notebook['notebookPath']}"
     if commit_info.get("userName"):
         return f"user {commit_info['userName']}"
+    if notebook.get("notebookId"):
+        return f"notebook {notebook['notebookId']}"
     return ""

@@ -13,7 +13,7 @@ from typing import Any
 import polars as pl
 
 from deltaforensics.model.actions import Metadata
-from deltaforensics.predicates.ir import TRUE, Predicate
+from deltaforensics.predicates.ir import TRUE, Predicate, TrueExpr
 from deltaforensics.predicates.operations import ReadPredicateInfo, parse_operation_predicates
 from deltaforensics.predicates.partition import (
     partition_read_predicate,
@@ -35,9 +35,11 @@ def reads_of(
     removed: pl.DataFrame,
     *,
     info: ReadPredicateInfo | None = None,
+    shown_alias: str | None = None,
 ) -> Reads:
     """What a statement with these parameters and file actions read; ``info``: its parsed
-    ``operationParameters`` when the caller has them."""
+    ``operationParameters`` when the caller has them; ``shown_alias``: the target's alias as
+    an attempted statement wrote it, for the reason's words only."""
     if info is None:
         info = parse_operation_predicates(operation, params)
     written = logical_partitions(added, md) if info.source == "written-partitions" else None
@@ -51,6 +53,7 @@ def reads_of(
         removed.height > 0,
         info=info,
         written=written,
+        shown_alias=shown_alias,
     )
 
 
@@ -65,6 +68,7 @@ def reads_for(
     *,
     info: ReadPredicateInfo,
     written: list[dict[str, str | None]] | None = None,
+    shown_alias: str | None = None,
 ) -> Reads:
     """What the transaction read, per operation (semantics doc §A.2; delta-rs §A.9).
 
@@ -106,7 +110,7 @@ def reads_for(
         )
     if info.whole_table:
         return reads_whole_table(f"{operation} reads the whole table")
-    part = partition_read_predicate_for(info, cols)
+    part = partition_read_predicate_for(info, cols, shown_alias=shown_alias)
     reason = "; ".join(part.reasons) or (
         f"partition predicate {part.predicate.to_sql()}"
         if cols
@@ -179,6 +183,23 @@ def _delta_rs_reads(
         "(and no added-files conflict can hit it)",
         "high",
     )
+
+
+def reads_every_file(reads: Reads, profile: Profile) -> bool:
+    """Whether every file of the snapshot counts as read, as the checker matches files: a
+    whole-table read, or a partition predicate of ``TRUE`` where the engine matches files by
+    partition values only (Delta-Spark's checker filters a winner's files with the partition
+    part of the read predicates; a MERGE whose ON condition holds no literal on a partition
+    column reads ``TRUE``). An engine that matches by min/max statistics reads every file only
+    when its full predicate is ``TRUE`` too."""
+    if reads.blind or reads.partition_predicate is None:
+        return False
+    if reads.whole_table:
+        return True
+    if not isinstance(reads.partition_predicate, TrueExpr):
+        return False
+    full = reads.full_predicate
+    return not profile.stats_matching or full is None or isinstance(full, TrueExpr)
 
 
 def reads_nothing(reason: str, confidence: str) -> Reads:

@@ -138,7 +138,7 @@ def test_human_words_only(audited: Path) -> None:
     page = _Elements()
     page.feed((audited / DASHBOARD).read_text(encoding="utf-8"))
     text = "".join(page.text)
-    for named in ("job orders_status_merge", "job gdpr_delete", "notebook 1524277128226821"):
+    for named in ("job orders_status_merge", "job gdpr_delete", "user analyst@example.com"):
         assert named in text
     for token in ("separate-schedules", "duplicate-remove", "lost-overwrite", "duplicate-app-id"):
         assert token not in text

@@ -245,7 +245,7 @@ def test_explain_prose_uses_one_pseudonym_per_writer(
     label = r"\b(user|notebook) ({})"
     plain = _run(capsys, _argv("explain", "json", table))
     out = _run(capsys, [*_argv("explain", "json", table), "--redact"])
-    writers = set(re.findall(label.format(r"[\w@.-]*[\w-]"), plain))
+    writers = set(re.findall(label.format(r"[\w@./-]*[\w-]"), plain))  # a path too
     mentions = re.findall(label.format(r"(?:user|notebook)#\d+"), out)
     assert len(mentions) >= 4  # the writers are named again and again...
     assert len(set(mentions)) == len(writers)  # ...each always by the same pseudonym

@@ -49,7 +49,7 @@ def test_a_conflict_names_the_winner_and_the_error_class() -> None:
         "(DELTA_CONCURRENT_APPEND.WITH_PARTITION_HINT · DC010)." in words
     )
     assert (
-        "winner v7, an UPDATE by notebook 1524277128226821 at 2024-03-04 06:28 UTC in "
+        "winner v7, an UPDATE by user analyst@example.com at 2024-03-04 06:28 UTC in "
         "date=2024-03-01" in words
     )
 
@@ -66,7 +66,9 @@ def test_races_telling_one_story_are_one_finding_with_each_winner_named() -> Non
         "orders_ingest 2024-03-04 06:08–06:16 UTC into date=2024-03-04" in words
     )
     # the condition as the log records it, once, not once per conjunct
-    assert words.count("its MERGE condition order_id = order_id AND date = date") == 1
+    assert (
+        words.count("its MERGE condition order_id#921 = order_id#922 AND date#924 = date#925") == 1
+    )
 
 
 def test_what_would_break_a_race_is_said_in_words() -> None:
@@ -114,9 +116,9 @@ def test_markdown_describes_the_winning_commit_and_html_still_does() -> None:
     from deltaforensics.report.to_markdown import to_markdown
 
     doc, _ = rendered("merge_without_partition_literal", ("errors/orders_merge_failed.log",))
-    line = "v7 UPDATE by notebook 1524277128226821, cluster 0101-473780-abc66563 · 2024-03-04 06:28:00 UTC"
+    line = "v7 UPDATE by user analyst@example.com, cluster 0101-473780-abc66563 · 2024-03-04 06:28:00 UTC"
     assert html.escape(line) in to_html(doc)
     assert (
-        "v7, an UPDATE by notebook 1524277128226821 at 2024-03-04 06:28 UTC in date=2024-03-01"
+        "v7, an UPDATE by user analyst@example.com at 2024-03-04 06:28 UTC in date=2024-03-01"
         in to_markdown(doc)
     )

@@ -99,14 +99,14 @@ def test_the_writer_matrix_finds_the_order_dependent_merge_conflicts() -> None:
     """The sample's README: had the UPDATE (or the retention DELETE) committed while the MERGE
     ran, the MERGE — reading the whole table — would have failed (§E 9, 11)."""
     doc = whatif_json(sample(MERGE_SAMPLE), Scenario.of(ExplicitMergePredicates()))
-    update = _cell(doc, "job orders_status_merge", "notebook 1524277128226821")
+    update = _cell(doc, "job orders_status_merge", "user analyst@example.com")
     retention = _cell(doc, "job orders_status_merge", "job orders_retention")
     assert (update["before"], update["after"]) == ("ConcurrentAppendException", "commits")
     assert (retention["before"], retention["after"]) == ("ConcurrentDeleteReadException", "commits")
     assert doc["by_source"]["writer-matrix"]["avoided"] == 2
     assert doc["conflicts_introduced"] == 0
     # the reverse direction never conflicted: the UPDATE reads only its own partition
-    assert _cell(doc, "notebook 1524277128226821", "job orders_status_merge")["before"] == "commits"
+    assert _cell(doc, "user analyst@example.com", "job orders_status_merge")["before"] == "commits"
 
 
 def test_serializable_turns_the_survived_races_into_introduced_conflicts() -> None:

@@ -15,6 +15,7 @@ from typing import ClassVar, TypedDict
 from deltaforensics.analysis import ConflictAnalysis, TableIsolation
 from deltaforensics.conflicts.checker import Fragility, Verdict
 from deltaforensics.conflicts.checker import Race as FoundRace
+from deltaforensics.conflicts.race_visibility import RaceVisibility
 from deltaforensics.evidence.anomalies import Anomaly
 from deltaforensics.evidence.winners import ErrorConflict
 from deltaforensics.log.commit_times import VersionWindow
@@ -25,6 +26,7 @@ from deltaforensics.model.gaps import Range
 from deltaforensics.model.words import plural
 from deltaforensics.report.document.entry import FORMAT_VERSION, Entry
 from deltaforensics.transactions import Transaction
+from deltaforensics.transactions.reads import reads_every_file
 from deltaforensics.version import VERSION
 from deltaforensics.whatif.recommendations.candidates import Recommendation
 from deltaforensics.whatif.transform import touched_partitions
@@ -273,7 +275,7 @@ class Attempt(Entry):
             reason=verdict.reason,
             winners=tuple(verdict.winners),
             **_reads(a),
-            read_whole_table=a.read.reads.whole_table,
+            read_whole_table=reads_every_file(a.read.reads, a.provenance.profile),
             files_added=a.written.added.height,
             files_removed=a.written.removed.height,
             engine_error=verdict.raised.engine_error if verdict.raised else None,
@@ -289,6 +291,8 @@ class Commit(Entry):
     operation: str
     writer: str
     user_name: str | None
+    job_name: str | None  # the names the writer's one name was chosen from (issue #31)
+    notebook: str | None  # the notebook's path, else its id
     engine: str
     read_version: int | None
     isolation_level: str
@@ -301,13 +305,18 @@ class Commit(Entry):
     @classmethod
     def from_transaction(cls, t: Transaction) -> Commit:
         touched = touched_partitions(t)
-        user = t.provenance.commit_info.get("userName")
+        info = t.provenance.commit_info
+        user, job, nb = info.get("userName"), info.get("job"), info.get("notebook")
+        job_name = job.get("jobName") or job.get("jobId") if isinstance(job, dict) else job
+        notebook = nb.get("notebookPath") or nb.get("notebookId") if isinstance(nb, dict) else None
         return cls(
             version=t.version,
             timestamp=t.provenance.timestamp,
             operation=t.provenance.operation,
             writer=t.provenance.writer,
             user_name=user if isinstance(user, str) else None,
+            job_name=str(job_name) if job_name else None,
+            notebook=str(notebook) if notebook else None,
             engine=t.provenance.profile.engine,
             read_version=t.read.version,
             isolation_level=t.read.isolation.value,
@@ -336,7 +345,8 @@ class ExplainDocument(Entry):
     diagnostics: tuple[Diagnostic, ...] = ()
     commits: tuple[Commit, ...] = ()
     time_window: VersionWindow | None = None  # --since/--until
-    omitted_when_null = ("time_window",)
+    race_visibility: RaceVisibility | None = None  # versions whose races cannot be seen
+    omitted_when_null = ("time_window", "race_visibility")
 
     @classmethod
     def from_analysis(cls, analysis: ConflictAnalysis) -> ExplainDocument:
@@ -358,6 +368,7 @@ class ExplainDocument(Entry):
             recommendations_more=analysis.recommendations_more,
             recommendations_note=analysis.recommendations_note,
             diagnostics=tuple(analysis.diagnostics),
+            race_visibility=analysis.race_visibility,
             commits=tuple(
                 Commit.from_transaction(analysis.transactions.at(v))
                 for v in sorted(wanted)
@@ -372,7 +383,10 @@ ALL_READ_THE_VERSION_BEFORE = "every commit read the version just before it"
 def no_race_reason(doc: ExplainDocument) -> str:
     """Why the report shows no race, only as strong as what was read: when commits are
     missing from the log (AN008), not every commit's read version was seen."""
+    unseen = f"; {doc.race_visibility.describe()}" if doc.race_visibility is not None else ""
     if not any(a.code == COMMIT_GAP.code for a in doc.anomalies):
+        if doc.race_visibility is not None:
+            return f"no commit with a known read version read an older one{unseen}"
         return ALL_READ_THE_VERSION_BEFORE
     t = doc.table
     seen = (
@@ -380,7 +394,7 @@ def no_race_reason(doc: ExplainDocument) -> str:
         if t.num_commits == 0
         else f"each of the {plural(t.num_commits, 'commit')} analysed read the version just before it"
     )
-    return f"{seen}; commits missing from the log ({COMMIT_GAP.code}) cannot be judged"
+    return f"{seen}; commits missing from the log ({COMMIT_GAP.code}) cannot be judged{unseen}"
 
 
 def involved_versions(

@@ -29,7 +29,7 @@ from deltaforensics.report.html.format import (
     versions,
 )
 from deltaforensics.report.plain import NO_APPLY_TEXT, commit_summary, missing_text
-from deltaforensics.report.prose import explain_race, fragility_words, plain
+from deltaforensics.report.prose import Code, Phrase, attempt_line, explain_race, fragility_words
 from deltaforensics.whatif.recommendations.candidates import Recommendation
 
 
@@ -64,7 +64,7 @@ def races(
     for i, r in enumerate(entries):
         winners = race_winners(r, commits or {})
         fragile = fragility_words(r) if r.fragile_under else ""
-        words = {label: plain(phrase) for label, phrase in explain_race(r, commits or {}).details}
+        words = {label: _phrase(phrase) for label, phrase in explain_race(r, commits or {}).details}
         iso = r.isolation_level
         own = (commits or {}).get(r.version)
         by = f'<div class="small muted">by {e(own.writer)}</div>' if own is not None else ""
@@ -74,8 +74,8 @@ def races(
             winners,
             e(r.operation),
             f"{outcome(r.outcome, r.code)}<div>{badge(r.confidence, r.confidence)}</div>",
-            f'{code(r.read_predicate)}<div class="small muted">{e(words["read"])}</div>',
-            e(words["why"]),
+            f'{code(r.read_predicate)}<div class="small muted">{words["read"]}</div>',
+            words["why"],
             e(fragile) if fragile else or_dash(""),
             f'{e(iso.value)}<div class="small muted">{e(iso.source)}</div>'
             f'<div class="small">{e(r.profile)}</div>',
@@ -87,6 +87,11 @@ def races(
         rows,
         f"No races: {e(none)}.",
     )
+
+
+def _phrase(words: Phrase) -> str:
+    """A prose phrase as HTML: text escaped, code pieces as ``<code>`` (never backticks)."""
+    return "".join(f"<code>{e(p.text)}</code>" if isinstance(p, Code) else e(p) for p in words)
 
 
 def _winner(c: Conflict, commits: Mapping[int | None, Commit]) -> str:
@@ -145,7 +150,12 @@ def attempts(entries: Sequence[Attempt]) -> str:
             e(a.reason),
         ]
         rows.append((f"attempt-{i}", "ok" if a.outcome == "commits" else "bad", cells))
-    return table(
+    lines = "".join(
+        f'<li class="{"ok" if a.outcome == "commits" else "bad"}">{e(attempt_line(i, a))}</li>'
+        for i, a in enumerate(entries, start=1)
+    )
+    summary = f'<ul class="plain">{lines}</ul>\n' if lines else ""
+    return summary + table(
         ["Statement", "Read", "Profile", "Outcome", "Winner", "Why"],
         rows,
         "No attempted statements were checked.",
