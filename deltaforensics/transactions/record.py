@@ -33,10 +33,9 @@ class Transaction:
         w = self.written
         if (w.changes_metadata or w.changes_protocol) and w.file_counts == (0, 0):
             return (
-                f"{self.provenance.operation or 'the change'} changes only the table's "
-                "metadata or protocol and reads no data files: Delta fails it only on a "
-                "winner's metaData or protocol action (MetadataChanged, ProtocolChanged), "
-                "and no winner wrote one"
+                f"{self.provenance.operation or 'the change'} changes only table metadata and "
+                "reads no data files: only a winner's metaData or protocol action fails it, "
+                "and none wrote one"
             )
         return "a blind append reads nothing, so no winner can conflict with it"
 
