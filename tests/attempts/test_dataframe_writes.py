@@ -5,6 +5,7 @@ tests/realspark/logs/delta-4.4.0/*--df-*, checked by tests/realspark/test_real_l
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ import pytest
 
 from deltaforensics.analysis import load, open_store
 from deltaforensics.attempts import attempt_transaction, check_attempt
+from deltaforensics.cli import main
 from deltaforensics.profiles import delta_spark
 from deltaforensics.replay import Replay
 from deltaforensics.statements import parse_statement
@@ -207,3 +209,43 @@ def test_a_metadata_only_change_is_not_called_a_blind_append(
     assert verdict.outcome == "commits"
     assert "blind append" not in verdict.reason
     assert "metaData or protocol action" in verdict.reason
+
+
+# ---------------------------------------------------------------------------------------------
+# docs/attempts.md: every example there, run against the real Delta 4.4.0 log it names
+
+REPO = Path(__file__).resolve().parents[2]
+KEPT = REPO / "tests" / "realspark" / "logs" / "delta-4.4.0"
+
+
+def _doc_rows() -> list[tuple[str, str, list[str], str, str]]:
+    text = (REPO / "docs" / "attempts.md").read_text(encoding="utf-8")
+    table = text.split("<!-- dataframe-modes: begin")[1].split("<!-- dataframe-modes: end")[0]
+    rows = []
+    for line in table.splitlines()[3:]:
+        cells = [c.strip().strip("`") for c in line.strip().strip("|").split("|")]
+        if len(cells) == 5:
+            mode, call, flags, pair, outcome = cells
+            rows.append((mode, call, flags.split(), pair, outcome))
+    return rows
+
+
+def test_the_doc_shows_every_mode() -> None:
+    modes = " ".join(r[0] for r in _doc_rows())
+    for mode in ("append", "replaceWhere", "dynamic", "overwrite", "idempotent", "mergeSchema"):
+        assert mode in modes
+
+
+@pytest.mark.parametrize(("mode", "call", "flags", "pair", "outcome"), _doc_rows())
+def test_each_documented_example_predicts_the_real_outcome(
+    tmp_path: Path, mode: str, call: str, flags: list[str], pair: str, outcome: str
+) -> None:
+    record = json.loads((KEPT / pair / "record.json").read_text())
+    assert record["outcome"] == outcome, f"{pair}: the engine said {record['outcome']}"
+    out = tmp_path / "report.json"
+    args = ["explain", str(KEPT / pair), "--attempt", call, *flags]
+    assert main([*args, "--format", "json", "--output", str(out)]) == 0
+    attempt = json.loads(out.read_text())["attempts"][0]
+    assert attempt["outcome"] == outcome, attempt["reason"]
+    if outcome != "commits":
+        assert attempt["winner_version"] == record["winner_versions"][0]
