@@ -177,12 +177,17 @@ def test_the_session_conf_for_dynamic_overwrite_is_the_flag(
         call, rep, writes={"date": "2024-01-02"}, partition_overwrite_mode="dynamic"
     )
     assert a.written.dynamic_partition_overwrite and outcome == "commits"
-    with pytest.raises(ValueError, match="replaceWhere with a dynamic"):
-        _attempt(
-            f'df.write.mode("overwrite").option("replaceWhere", {RW}).save("/p")',
-            rep,
-            partition_overwrite_mode="dynamic",
-        )
+    # replaceWhere beside the session's dynamic mode wins (WriteIntoDelta); beside the
+    # writer's own partitionOverwriteMode=dynamic it is Delta's error
+    rw = f'df.write.mode("overwrite").option("replaceWhere", {RW}).save("/p")'
+    a, outcome = _attempt(rw, rep, partition_overwrite_mode="dynamic")
+    assert not a.written.dynamic_partition_overwrite and outcome == "ConcurrentAppendException"
+    both = rw.replace(".save", '.option("partitionOverwriteMode", "dynamic").save')
+    with pytest.raises(ValueError, match="replaceWhere with partitionOverwriteMode=dynamic"):
+        _attempt(both, rep)
+    schema = call.replace(".save", '.option("overwriteSchema", "true").save')
+    with pytest.raises(ValueError, match="overwriteSchema with a dynamic"):
+        _attempt(schema, rep, partition_overwrite_mode="dynamic")
     with pytest.raises(ValueError, match="drop --txn"):
         _attempt(MODES[-1][0], rep, txn=("other", 1))
 
