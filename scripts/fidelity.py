@@ -27,7 +27,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from tests.realspark.cases import Case, matrix, misses, sample  # noqa: E402
+from tests.realspark.cases import Case, dataframe_writes, matrix, misses, sample  # noqa: E402
 from tests.realspark.engines import DELTA_SPARK, DeltaSpark, by_key  # noqa: E402
 from tests.realspark.harness import judge, read_records, run_runner  # noqa: E402
 from tests.realspark.known import KNOWN  # noqa: E402
@@ -98,7 +98,8 @@ def keep(args: argparse.Namespace) -> int:
             break
         chosen.setdefault(record["id"], record)
     target = KEPT / engine.key
-    kept_misses = {c.id for c in misses(engine.major_minor)}  # run apart: cases.misses()
+    release = engine.major_minor  # run apart: cases.misses() and cases.dataframe_writes()
+    kept_misses = {c.id for c in misses(release) + dataframe_writes(release)}
     for old in target.glob("*") if target.is_dir() else ():
         if old.name not in kept_misses:
             shutil.rmtree(old, ignore_errors=True)

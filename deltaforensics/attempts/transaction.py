@@ -43,6 +43,7 @@ def attempt_transaction(
     not fit it, or a read version outside the retained log."""
     stmt = parse_statement(sql)
     mode = _overwrite_mode(partition_overwrite_mode)
+    mode, txn = _dataframe_options(stmt, mode, txn, replace_where)
     _check_options(stmt, replace_where=replace_where, mode=mode, txn=txn)
     _check_read_version(replay, read_version)
     ctx = _context(stmt, replay, read_version=read_version, profile=profile, writes=writes)
@@ -78,6 +79,31 @@ def _check_options(
             raise ValueError("--partition-overwrite-mode applies to INSERT OVERWRITE only")
     if txn is not None and not str(txn[0]):
         raise ValueError("txn needs an application id: (appId, version)")
+
+
+def _dataframe_options(
+    stmt: Statement, mode: str | None, txn: tuple[str, int] | None, replace_where: str | None
+) -> tuple[str | None, tuple[str, int] | None]:
+    """A DataFrame write's own partitionOverwriteMode and txnAppId/txnVersion options, where
+    the flags do not give them (a flag that contradicts the option is an error)."""
+    if stmt.overwrite_mode is not None and mode not in (None, stmt.overwrite_mode):
+        raise ValueError(
+            f'the write sets partitionOverwriteMode "{stmt.overwrite_mode}"; '
+            "drop --partition-overwrite-mode"
+        )
+    if stmt.txn is not None and txn not in (None, stmt.txn):
+        raise ValueError("the write sets txnAppId/txnVersion; drop --txn")
+    # Delta's WriteIntoDelta: replaceWhere beside partitionOverwriteMode=dynamic in the writer's
+    # options is an error, beside the session's conf it wins (the write is not dynamic);
+    # overwriteSchema with a dynamic partition overwrite is an error
+    if stmt.overwrite_mode == "dynamic" and (stmt.replace_where or replace_where) is not None:
+        raise ValueError(
+            "Delta refuses replaceWhere with partitionOverwriteMode=dynamic in the writer's options"
+        )
+    dynamic = (mode or stmt.overwrite_mode) == "dynamic"
+    if dynamic and "overwriteSchema" in stmt.schema_options and stmt.replace_where is None:
+        raise ValueError("Delta refuses overwriteSchema with a dynamic partition overwrite")
+    return mode or stmt.overwrite_mode, txn or stmt.txn
 
 
 def _context(

@@ -82,7 +82,7 @@ def check_attempt(
         return retried
     if verdict.outcome == COMMITS:
         quiet = (
-            "a blind append reads nothing, so no winner can conflict with it"
+            attempt.blind_reason
             if attempt.read.reads.blind
             else f"no rule fires against v{', v'.join(map(str, versions))}: {attempt.read.reads.reason}"
         )

@@ -94,9 +94,34 @@ def plan_insert(ctx: AttemptContext, replace_where: str | None, mode: str | None
         ctx.notes.append(
             f"generates values for identity column(s) {', '.join(generated)}: a metadata update"
         )
+    if stmt.dataframe:
+        _dataframe_notes(ctx, plan, rw, mode)
     plan.params = ctx.writer.operation_parameters(params)
     plan.recorded_blind = ctx.writer.recorded_blind(plan.recorded_blind is True)
     return plan
+
+
+def _dataframe_notes(
+    ctx: AttemptContext, plan: WritePlan, replace_where: str | None, mode: str | None
+) -> None:
+    """How a DataFrame write was read: the INSERT it is to Delta, and what it cannot show."""
+    stmt = ctx.stmt
+    kind = (
+        f"INSERT INTO … REPLACE WHERE {replace_where}"
+        if replace_where is not None
+        else "INSERT OVERWRITE (dynamic partition overwrite)"
+        if plan.dynamic or (stmt.overwrite and mode == "dynamic")
+        else "INSERT OVERWRITE (the whole table)"
+        if stmt.overwrite
+        else "INSERT INTO (an append)"
+    )
+    ctx.notes.append(f"DataFrame write read as {kind}: Delta's WRITE operation")
+    for option in stmt.schema_options:
+        ctx.lower(
+            "medium",
+            f"{option}: modelled as a write in the table's own schema; a DataFrame that "
+            "brings other columns also commits a metaData action, which this does not show",
+        )
 
 
 def _dynamic_overwrite(

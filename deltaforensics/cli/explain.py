@@ -85,6 +85,8 @@ def explain(
 
     Example: deltaforensics explain /lake/orders --error driver.log
 
+    A DataFrame write as an attempt (every mode: docs/attempts.md): deltaforensics explain /lake/orders --read-version 41 --attempt "df.write.format('delta').mode('overwrite').option('partitionOverwriteMode', 'dynamic').save(path)" --writes date=2024-03-04
+
     As a CI gate: deltaforensics explain /lake/orders --baseline baseline.json --fail-on conflict --junit-xml junit.xml
     """
     invocation = invocation_of(ctx)

@@ -149,7 +149,10 @@ class AttemptOptions:
     attempt: Annotated[
         list[str] | None,
         typer.Option(
-            "--attempt", help="A statement that failed or is planned, as Spark SQL (repeatable)."
+            "--attempt",
+            help="A statement that failed or is planned, as Spark SQL or a DataFrame write"
+            """ (df.write.format("delta").mode("overwrite").option("replaceWhere", "…")"""
+            """.save(path); repeatable): docs/cli.md, DataFrame writes.""",
         ),
     ] = None
     read_version: Annotated[
@@ -178,11 +181,16 @@ class AttemptOptions:
         str | None,
         typer.Option(
             "--writes",
-            help='Partitions an INSERT writes when the statement does not show them: "col=value,...".',
+            help="Partitions an INSERT or DataFrame write writes when the statement does not show"
+            ' them: "col=value,...".',
         ),
     ] = None
     replace_where: Annotated[
-        str | None, typer.Option("--replace-where", help="replaceWhere predicate of an overwrite.")
+        str | None,
+        typer.Option(
+            "--replace-where",
+            help="replaceWhere predicate of an overwrite (as INSERT INTO t REPLACE WHERE …).",
+        ),
     ] = None
     txn: Annotated[
         str | None,
@@ -191,7 +199,9 @@ class AttemptOptions:
     partition_overwrite_mode: Annotated[
         str | None,
         typer.Option(
-            "--partition-overwrite-mode", help="dynamic marks an INSERT OVERWRITE as dynamic."
+            "--partition-overwrite-mode",
+            help='dynamic marks an INSERT OVERWRITE or mode("overwrite") write as dynamic'
+            " (the session's spark.sql.sources.partitionOverwriteMode).",
         ),
     ] = None
 

@@ -83,6 +83,11 @@ class Statement:
     reads_target: bool = False  # the INSERT's query reads the target table
     self_read_condition: str | None = None  # its WHERE, when it is a plain scan of the target
     replace_where: str | None = None  # INSERT INTO t REPLACE WHERE ...
+    # a DataFrame write read as an INSERT (statements.dataframe): its writer options
+    dataframe: bool = False
+    overwrite_mode: str | None = None  # partitionOverwriteMode: "static" | "dynamic"
+    txn: tuple[str, int] | None = None  # txnAppId, txnVersion
+    schema_options: tuple[str, ...] = ()  # "mergeSchema", "overwriteSchema" set to true
     # DELETE / UPDATE / OPTIMIZE (WHERE) and MERGE (ON)
     condition: str | None = None  # normalised SQL
     merge_on: str | None = None  # the ON condition as written

@@ -17,6 +17,7 @@ from typing import Any
 
 from sqlglot import exp
 
+from deltaforensics.statements.dataframe import looks_like_dataframe_write, read_dataframe_write
 from deltaforensics.statements.ddl import (
     read_alter,
     read_alter_command,
@@ -83,6 +84,8 @@ def parse_statement(sql: str) -> Statement:
     if not sql.strip():
         raise ValueError("the attempted statement is empty")
     text = sql.strip()
+    if looks_like_dataframe_write(text):
+        return read_dataframe_write(text)
     if m := _OPTIMIZE.match(text):
         return read_optimize(text, m)
     if m := _REORG.match(text):
@@ -113,7 +116,8 @@ def parse_statement(sql: str) -> Statement:
     first = text.split(None, 1)[0].upper()
     raise ValueError(
         f"unsupported statement {first}: the attempt must be INSERT, DELETE, UPDATE, MERGE, OPTIMIZE, "
-        "ALTER TABLE, TRUNCATE TABLE, CREATE OR REPLACE TABLE or RESTORE"
+        "ALTER TABLE, TRUNCATE TABLE, CREATE OR REPLACE TABLE, RESTORE or a DataFrame write "
+        "(df.write…save(path))"
     )
 
 

@@ -261,7 +261,7 @@ def quiet_reason(loser: Transaction, verdict: Verdict) -> str:
     if verdict.notes:
         return verdict.reason
     if loser.read.reads.blind:
-        return "a blind append reads nothing, so no winner can conflict with it"
+        return loser.blind_reason
     against = ", ".join(f"v{v}" for v in verdict.winners) or "any winner"
     if has_row_level_concurrency(loser.provenance.profile, loser):
         return (

@@ -562,3 +562,63 @@ def misses(release: tuple[int, int]) -> list[Case]:
         reorg = _case(PARTITION_DELETE, MISS_LOSERS["reorg"][0], part_dv)
         cases.append(replace(reorg, before=(DV_BEFORE,)))
     return cases
+
+
+# -- DataFrame writes given to --attempt as the DataFrame call itself (issue #34, item 4) -------
+# The harness runs each as ``df.write.format("delta").mode(…).option(…).save(path)``; the
+# attempt is that same call, as a user copies it from the job, with ``--writes`` where the
+# DataFrame's rows decide the partitions (a dynamic partition overwrite).
+
+
+def _df_write(
+    mode: str, options: dict[str, str], *flags: str
+) -> Callable[[str, Layout, str], Statement]:
+    def build(region: str, layout: Layout, role: str) -> Statement:
+        chain = "".join(f'.option("{k}", "{v}")' for k, v in options.items())
+        call = f'df.write.format("delta").mode("{mode}"){chain}.save("/data/{{table}}")'
+        written = tuple(f.replace("{region}", region) for f in flags)
+        return _write(mode, _rows(region), options, call, *written)
+
+    return build
+
+
+def _df_replace_where(region: str, layout: Layout, role: str) -> Statement:
+    return _df_write("overwrite", {"replaceWhere": f"date = '{region}'"})(region, layout, role)
+
+
+DF_WRITES = (
+    Op(name="df append", build=_df_write("append", {})),
+    Op(name="df replaceWhere", build=_df_replace_where),
+    Op(
+        name="df dynamic overwrite",
+        build=_df_write(
+            "overwrite", {"partitionOverwriteMode": "dynamic"}, "--writes", "date={region}"
+        ),
+    ),
+    Op(name="df overwrite", build=_df_write("overwrite", {})),
+    Op(
+        name="df txnAppId append", build=_df_write("append", {"txnAppId": "app", "txnVersion": "2"})
+    ),
+    Op(name="df mergeSchema append", build=_df_write("append", {"mergeSchema": "true"})),
+)
+TXN_WINNER = Op(name="txnAppId append", build=txn_append)
+
+
+def dataframe_writes(release: tuple[int, int]) -> list[Case]:
+    """Each DataFrame write mode as the loser, given to ``--attempt`` as the DataFrame call:
+    against an INSERT into its partition (touching) and, for the partition-scoped modes, into
+    another (apart); the txnAppId append against a winner of the same application id."""
+    touch = Layout(partitioned=True, deletion_vectors=False, overlap=True)
+    apart = Layout(partitioned=True, deletion_vectors=False, overlap=False)
+    ops = {op.name: op for op in DF_WRITES}
+    insert_op = OPS[0]
+    return [
+        _case(insert_op, ops["df append"], touch),
+        _case(insert_op, ops["df replaceWhere"], touch),
+        _case(insert_op, ops["df replaceWhere"], apart),
+        _case(insert_op, ops["df dynamic overwrite"], touch),
+        _case(insert_op, ops["df dynamic overwrite"], apart),
+        _case(insert_op, ops["df overwrite"], apart),
+        _case(TXN_WINNER, ops["df txnAppId append"], touch),
+        _case(insert_op, ops["df mergeSchema append"], touch),
+    ]

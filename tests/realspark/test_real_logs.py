@@ -5,7 +5,9 @@ local path (Hadoop's ``.N.json.crc`` checksums, Delta's ``N.crc``, the empty ``_
 folder of 3.x/4.x) with the engine's record: the real outcome and, for a loser that failed,
 the exception text. They are read here without Spark, in every run. Those of ``cases.misses()`` are the classes
 of miss issue #34 found (data skipping, OPTIMIZE's read set, REORG … APPLY (PURGE), an engine
-error outside the checker), each run on purpose with the harness.
+error outside the checker), each run on purpose with the harness; those of
+``cases.dataframe_writes()`` each DataFrame write mode as a loser, its attempt given as the
+DataFrame call itself.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from deltaforensics.cli import main
-from tests.realspark.cases import matrix, misses
+from tests.realspark.cases import dataframe_writes, matrix, misses
 from tests.realspark.checks import check
 from tests.realspark.engines import DELTA_SPARK, by_key
 
@@ -48,7 +50,8 @@ def test_a_real_spark_log_reads_clean_and_its_pair_is_explained(
     assert not junk, "Spark's own files are not junk: " + junk[0]["message"] if junk else ""
     release = engine.delta.rsplit(".", 1)[0]
     assert all(f"delta-spark {release}" in r["profile"] for r in report["races"]), report["races"]
-    cases = matrix(engine.major_minor) + misses(engine.major_minor)
+    release = engine.major_minor
+    cases = matrix(release) + misses(release) + dataframe_writes(release)
     case = next(c for c in cases if c.id == record["id"])
     record = {**record, "table": str(table), "raced": True, "message": ""}
     for verdict in check(case, record):
