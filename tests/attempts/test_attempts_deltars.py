@@ -25,7 +25,7 @@ from deltalake.exceptions import CommitFailedError
 from deltaforensics.analysis import load, open_store
 from deltaforensics.attempts import attempt_transaction, check_attempt
 from deltaforensics.profiles import delta_rs
-from deltaforensics.report.document.explain import Attempt
+from deltaforensics.report.document.explain import Attempt, Conflict
 from deltaforensics.transactions import reconstruct_transactions
 from tests.conflicts.deltars_harness import (
     D1,
@@ -722,7 +722,11 @@ def run_attempt(tmp: Path, p: Pair) -> tuple[str, dict[str, Any]]:
     rep = load(open_store(path), mode="history").replay  # before the loser can add to it
     txns = reconstruct_transactions(rep, profile=delta_rs())
     attempt = attempt_transaction(p.sql, rep, read_version=base, profile=delta_rs(), **p.attempt_kw)
-    entry = Attempt.from_verdict(check_attempt(attempt, txns, rep)).to_dict()
+    verdict = check_attempt(attempt, txns, rep)
+    entry = Attempt.from_verdict(verdict).to_dict()
+    predicted = Conflict.from_attempt(verdict)
+    if predicted is not None:  # the conflicts entry the report pairs with a failing attempt
+        entry["conflict"] = predicted.to_dict()
     loser_table = DeltaTable(path, version=base) if p.time_travel else stale
     assert loser_table is not None and loser_table.version() == base
     try:
