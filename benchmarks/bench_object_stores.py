@@ -33,7 +33,7 @@ from typing import Any
 from _azurite import ensure_azurite, start_azurite
 from _cloud_emulators import S3_KEY_ID, S3_REGION, S3_SECRET, start_emulator
 
-from deltaforensics.log.storage import FsspecLogStore
+from deltaforensics.log.fsspec_store import FsspecLogStore
 
 BUCKET = "bench"
 PREFIX = "tables/synthetic"

@@ -27,7 +27,7 @@ SHRINKING: frozenset[str] = frozenset()
 MAX_MODULES_PER_NAME = 2
 # test folders named by what they run on, not by a package: they test across packages
 ACROSS_PACKAGES = frozenset(
-    {"azure", "benchmarks", "corpus", "golden", "hostile", "realspark", "support"}
+    {"azure", "benchmarks", "corpus", "golden", "hostile", "realspark", "stores", "support"}
 )
 # tests/test_X.py of the repository as a whole, not of a module deltaforensics/X.py
 REPOSITORY_WIDE = frozenset({"architecture", "docs", "scheduling", "testing"})

@@ -46,6 +46,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from deltaforensics.audit.config_values import is_url, no_unknown, optional_str
+from deltaforensics.audit.failure_config import FailureSource, failure_sources
 from deltaforensics.errors import UsageError
 from deltaforensics.report.gates import FAIL_ON_CHOICES
 
@@ -64,8 +66,6 @@ _TOP_KEYS = {
 _TABLE_KEYS = {"name", "uri", "storage", "profile"}
 _SCHEMA_KEYS = {"schema", "match", "storage", "profile"}
 _CATALOG_KEYS = {"url", "profile"}
-_FAILURE_KEYS = {"path", "storage", "kind"}
-FAILURE_KINDS = ("auto", "eventlog", "driverlog")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -87,16 +87,6 @@ class SchemaSpec:
     schema: str
     match: str = "*"
     profile: str | None = None
-    storage_options: Mapping[str, str] = field(default_factory=dict, repr=False)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class FailureSource:
-    """``[[failures]]``: Spark event logs or driver logs the audit harvests conflicts from
-    (issue #33, docs/failures.md). ``storage_options`` may hold secrets: never print it."""
-
-    path: str
-    kind: str = "auto"
     storage_options: Mapping[str, str] = field(default_factory=dict, repr=False)
 
 
@@ -137,10 +127,10 @@ def parse_config(text: str, *, source: str, base: Path, environ: Mapping[str, st
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"{source}: not valid TOML: {exc}") from None
-    _no_unknown(doc, _TOP_KEYS, source, "")
+    no_unknown(doc, _TOP_KEYS, source, "")
     output = _path(doc.get("output", "audit-out"), "output", source, base)
     state = _path(doc["state"], "state", source, base) if "state" in doc else None
-    default_profile = _profile(_optional_str(doc, "profile", source, ""), "profile", source)
+    default_profile = _profile(optional_str(doc, "profile", source, ""), "profile", source)
     fail_on = _fail_on(doc.get("fail_on", []), source)
     recommendations = doc.get("recommendations", True)
     if not isinstance(recommendations, bool):
@@ -161,7 +151,7 @@ def parse_config(text: str, *, source: str, base: Path, environ: Mapping[str, st
         if "schema" in raw:
             schemas.append(_schema_spec(raw, where, source, storage, default_profile))
             continue
-        _no_unknown(raw, _TABLE_KEYS, source, where + ".")
+        no_unknown(raw, _TABLE_KEYS, source, where + ".")
         uri = raw.get("uri")
         if not isinstance(uri, str) or not uri.strip():
             raise UsageError(f"{source}: {where}.uri is missing or empty")
@@ -177,20 +167,20 @@ def parse_config(text: str, *, source: str, base: Path, environ: Mapping[str, st
                 "give one of them a distinct name"
             )
         seen[name] = index
-        storage_name = _optional_str(raw, "storage", source, where + ".")
+        storage_name = optional_str(raw, "storage", source, where + ".")
         if storage_name is not None and storage_name not in storage:
             known = ", ".join(sorted(storage)) or "none defined"
             raise UsageError(
                 f"{source}: {where}.storage {storage_name!r} is not a [storage.NAME] section ({known})"
             )
-        if not _is_url(uri) and not Path(uri).is_absolute() and not _is_catalog_name(uri, base):
+        if not is_url(uri) and not Path(uri).is_absolute() and not _is_catalog_name(uri, base):
             uri = str((base / uri).resolve())
         tables.append(
             TableSpec(
                 name=name,
                 uri=uri,
                 profile=_profile(
-                    _optional_str(raw, "profile", source, where + "."), where + ".profile", source
+                    optional_str(raw, "profile", source, where + "."), where + ".profile", source
                 )
                 or default_profile,
                 storage_options=storage.get(storage_name, {}) if storage_name else {},
@@ -205,46 +195,8 @@ def parse_config(text: str, *, source: str, base: Path, environ: Mapping[str, st
         recommendations=recommendations,
         schemas=tuple(schemas),
         catalog=_catalog_settings(doc.get("catalog", {}), source),
-        failures=_failure_sources(doc.get("failures", []), source, base, storage),
+        failures=failure_sources(doc.get("failures", []), source, base, storage),
     )
-
-
-def _failure_sources(
-    value: Any, source: str, base: Path, storage: Mapping[str, dict[str, str]]
-) -> tuple[FailureSource, ...]:
-    """The ``[[failures]]`` sections: ``path`` (a file, a folder or a URL; relative to the
-    config file), ``storage`` (a [storage.NAME] section), ``kind`` (auto, eventlog, driverlog)."""
-    if not isinstance(value, list):
-        raise UsageError(f"{source}: failures must be [[failures]] sections")
-    out = []
-    for index, raw in enumerate(value, start=1):
-        where = f"failures[{index}]."
-        if not isinstance(raw, dict):
-            raise UsageError(f"{source}: failures[{index}] must be a table ([[failures]])")
-        _no_unknown(raw, _FAILURE_KEYS, source, where)
-        path = _optional_str(raw, "path", source, where)
-        if path is None:
-            raise UsageError(f"{source}: {where}path is missing")
-        if not _is_url(path) and not Path(path).expanduser().is_absolute():
-            path = str((base / Path(path).expanduser()).resolve())
-        kind = _optional_str(raw, "kind", source, where) or "auto"
-        if kind not in FAILURE_KINDS:
-            raise UsageError(
-                f"{source}: {where}kind {kind!r} is not one of {', '.join(FAILURE_KINDS)}"
-            )
-        storage_name = _optional_str(raw, "storage", source, where)
-        if storage_name is not None and storage_name not in storage:
-            raise UsageError(
-                f"{source}: {where}storage {storage_name!r} is not a [storage.NAME] section"
-            )
-        out.append(
-            FailureSource(
-                path=path,
-                kind=kind,
-                storage_options=storage.get(storage_name, {}) if storage_name else {},
-            )
-        )
-    return tuple(out)
 
 
 def _schema_spec(
@@ -257,17 +209,17 @@ def _schema_spec(
     """A ``[[tables]]`` entry naming a schema instead of one table."""
     from deltaforensics.catalog.names import parse_schema_name  # noqa: PLC0415
 
-    _no_unknown(raw, _SCHEMA_KEYS, source, where + ".")
-    schema = _optional_str(raw, "schema", source, where + ".")
+    no_unknown(raw, _SCHEMA_KEYS, source, where + ".")
+    schema = optional_str(raw, "schema", source, where + ".")
     if schema is None or parse_schema_name(schema) is None:
         raise UsageError(f"{source}: {where}.schema must be a catalog.schema name like main.sales")
-    match = _optional_str(raw, "match", source, where + ".") or "*"
-    storage_name = _optional_str(raw, "storage", source, where + ".")
+    match = optional_str(raw, "match", source, where + ".") or "*"
+    storage_name = optional_str(raw, "storage", source, where + ".")
     if storage_name is not None and storage_name not in storage:
         raise UsageError(
             f"{source}: {where}.storage {storage_name!r} is not a [storage.NAME] section"
         )
-    profile = _optional_str(raw, "profile", source, where + ".")
+    profile = optional_str(raw, "profile", source, where + ".")
     return SchemaSpec(
         schema=schema,
         match=match,
@@ -279,9 +231,9 @@ def _schema_spec(
 def _catalog_settings(value: Any, source: str) -> CatalogSettings:
     if not isinstance(value, dict):
         raise UsageError(f"{source}: catalog must be a [catalog] section")
-    _no_unknown(value, _CATALOG_KEYS, source, "catalog.")
-    url = _optional_str(value, "url", source, "catalog.")
-    profile = _optional_str(value, "profile", source, "catalog.")
+    no_unknown(value, _CATALOG_KEYS, source, "catalog.")
+    url = optional_str(value, "url", source, "catalog.")
+    profile = optional_str(value, "profile", source, "catalog.")
     if url and profile:
         raise UsageError(f"{source}: catalog: give url or profile, not both")
     return CatalogSettings(url=url, profile=profile)
@@ -295,7 +247,7 @@ def is_catalog_table(spec: TableSpec) -> bool:
 def _is_catalog_name(uri: str, base: Path | None) -> bool:
     from deltaforensics.catalog.names import parse_table_name  # noqa: PLC0415
 
-    if _is_url(uri) or Path(uri).is_absolute() or parse_table_name(uri) is None:
+    if is_url(uri) or Path(uri).is_absolute() or parse_table_name(uri) is None:
         return False
     return base is None or not (base / uri).exists()
 
@@ -307,27 +259,6 @@ def default_name(uri: str) -> str:
         tail = uri.rstrip("/").rsplit("/", 2)[-2]
     safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", tail).strip("._-")
     return safe[:128] or "table"
-
-
-def _is_url(uri: str) -> bool:
-    return "://" in uri
-
-
-def _no_unknown(doc: Mapping[str, Any], allowed: set[str], source: str, prefix: str) -> None:
-    unknown = sorted(set(doc) - allowed)
-    if unknown:
-        raise UsageError(
-            f"{source}: unknown key {prefix}{unknown[0]} (expected one of {', '.join(sorted(allowed))})"
-        )
-
-
-def _optional_str(doc: Mapping[str, Any], key: str, source: str, prefix: str) -> str | None:
-    value = doc.get(key)
-    if value is None:
-        return None
-    if not isinstance(value, str) or not value.strip():
-        raise UsageError(f"{source}: {prefix}{key} must be a non-empty string")
-    return value.strip()
 
 
 def _profile(name: str | None, key: str, source: str) -> str | None:

@@ -21,12 +21,9 @@ from typing import Any
 import polars as pl
 
 from deltaforensics.evidence.anomalies import Anomaly
+from deltaforensics.report.document.conflict import Conflict
 from deltaforensics.report.document.entry import field_names, to_json_value
-from deltaforensics.report.document.explain import (
-    Conflict,
-    ExplainDocument,
-    Race,
-)
+from deltaforensics.report.document.explain import ExplainDocument, Race
 from deltaforensics.report.document.history import HistoryCommit
 from deltaforensics.whatif.recommendations.candidates import Recommendation
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from deltaforensics.audit.config import FailureSource
+from deltaforensics.audit.failure_config import FailureSource
 from deltaforensics.audit.files import write_atomically
 from deltaforensics.errors import DeltaForensicsError, UsageError
 from deltaforensics.failures.records import FailedStatement

@@ -21,9 +21,9 @@ from typing import Any
 from urllib.parse import urlparse
 
 from deltaforensics.errors import CatalogError
-from deltaforensics.log.gcs import connection as gcs
+from deltaforensics.log.gcs import gcs_connection as gcs
 from deltaforensics.log.options import SECRET_OPTIONS, normalize_storage_options, secret_values
-from deltaforensics.log.s3 import connection as s3
+from deltaforensics.log.s3 import s3_connection as s3
 
 # TemporaryCredentials field -> the store it is for
 _KINDS = {

@@ -38,11 +38,11 @@ def resolve_remote(uri: str, storage_options: dict[str, str]) -> ResolvedLocatio
 
         return azure.resolve(uri, storage_options)
     if scheme in S3_SCHEMES:
-        from deltaforensics.log.s3 import filesystem as s3  # noqa: PLC0415 - s3fs is heavy too
+        from deltaforensics.log.s3 import s3_filesystem as s3  # noqa: PLC0415 - s3fs is heavy too
 
         return s3.resolve(uri, storage_options)
     if scheme in GCS_SCHEMES:
-        from deltaforensics.log.gcs import filesystem as gcs  # noqa: PLC0415 - so is gcsfs
+        from deltaforensics.log.gcs import gcs_filesystem as gcs  # noqa: PLC0415 - so is gcsfs
 
         return gcs.resolve(uri, storage_options)
     if not _registered_in_process(scheme):

@@ -31,7 +31,8 @@ from dataclasses import dataclass
 
 from deltaforensics.evidence.anomalies import Anomaly
 from deltaforensics.model.diagnostics import Diagnostic
-from deltaforensics.report.document.explain import Commit, Conflict, ExplainDocument, Race
+from deltaforensics.report.document.conflict import Conflict
+from deltaforensics.report.document.explain import Commit, ExplainDocument, Race
 from deltaforensics.report.redact import Redactor
 
 Commits = Mapping[int, Commit]  # the report's commits by version

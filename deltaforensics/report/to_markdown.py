@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from deltaforensics.model.diagnostics import Diagnostic
 from deltaforensics.model.words import agree, plural
 from deltaforensics.report.change_words import change_words, rewrite_words
+from deltaforensics.report.conflict_words import explain_conflict
 from deltaforensics.report.document.entry import JsonValue
 from deltaforensics.report.document.explain import (
     Attempt,
@@ -44,7 +45,6 @@ from deltaforensics.report.prose import (
     Explanation,
     Phrase,
     attempt_line,
-    explain_conflict,
     explain_races,
     failure_words,
     references,

@@ -17,6 +17,7 @@ from rich.text import Text
 from deltaforensics.evidence.anomalies import Anomaly
 from deltaforensics.model.words import agree, plural
 from deltaforensics.report.change_words import change_words, rewrite_words
+from deltaforensics.report.conflict_words import explain_conflict
 from deltaforensics.report.document.explain import (
     Commit,
     ExplainDocument,
@@ -31,7 +32,6 @@ from deltaforensics.report.plain import (
 )
 from deltaforensics.report.prose import (
     attempt_line,
-    explain_conflict,
     explain_races,
     references,
     safe_race_words,

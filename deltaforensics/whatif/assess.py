@@ -35,7 +35,8 @@ from deltaforensics.whatif.scenario import (
 )
 from deltaforensics.whatif.spans import certain_values
 from deltaforensics.whatif.statistics import StatRanges
-from deltaforensics.whatif.transform import Rewriter, is_pure_append
+from deltaforensics.whatif.transaction_edits import is_pure_append
+from deltaforensics.whatif.transform import Rewriter
 from deltaforensics.whatif.writers import transactions_by_writer
 
 HIGH_PARTITIONS = 1000  # Databricks/OSS guidance: fewer, larger partitions (≥ 1 GB each)

@@ -21,9 +21,13 @@ SELECT * FROM parquet.`__AUDIT_OUTPUT__/datasets/anomalies`;
 CREATE OR REPLACE VIEW __SCHEMA__.recommendations AS
 SELECT * FROM parquet.`__AUDIT_OUTPUT__/datasets/recommendations`;
 
+-- Versions whose races cannot be seen (no readVersion recorded, W304), per table.
+CREATE OR REPLACE VIEW __SCHEMA__.race_visibility AS
+SELECT * FROM parquet.`__AUDIT_OUTPUT__/datasets/race_visibility`;
+
 -- Who wrote each commit, spelled as the explain report and dashboard.html spell it: the job
--- (its name, else its id), else the notebook, else the user; a commit naming none is called
--- by its cluster, else by its engine.
+-- (its name, else its id), else the notebook's path, else the user, else the notebook's id; a
+-- commit naming none is called by its cluster, else by its engine.
 CREATE OR REPLACE VIEW __SCHEMA__.commit_writers AS
 SELECT
   `table`,
@@ -32,8 +36,9 @@ SELECT
   operation,
   coalesce(
     'job ' || coalesce(get_json_object(job, '$.jobName'), get_json_object(job, '$.jobId')),
-    'notebook ' || get_json_object(notebook, '$.notebookId'),
+    'notebook ' || get_json_object(notebook, '$.notebookPath'),
     'user ' || nullif(user_name, ''),
+    'notebook ' || get_json_object(notebook, '$.notebookId'),
     'cluster ' || nullif(cluster_id, ''),
     'unnamed writer (' || split(coalesce(engine_info, client_version), ' ')[0] || ')',
     'unnamed writer'

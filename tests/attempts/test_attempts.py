@@ -26,7 +26,8 @@ from deltaforensics.attempts import (
 )
 from deltaforensics.profiles import databricks, delta_rs, delta_spark, profile_by_name
 from deltaforensics.replay import Replay
-from deltaforensics.report.document.explain import Attempt, Conflict
+from deltaforensics.report.document.conflict import Conflict
+from deltaforensics.report.document.explain import Attempt
 from deltaforensics.report.validate import load_schema
 from deltaforensics.statements import UNKNOWN, parse_statement
 from deltaforensics.transactions import Transaction, reconstruct_transactions

@@ -25,7 +25,8 @@ from deltalake.exceptions import CommitFailedError
 from deltaforensics.analysis import load, open_store
 from deltaforensics.attempts import attempt_transaction, check_attempt
 from deltaforensics.profiles import delta_rs
-from deltaforensics.report.document.explain import Attempt, Conflict
+from deltaforensics.report.document.conflict import Conflict
+from deltaforensics.report.document.explain import Attempt
 from deltaforensics.transactions import reconstruct_transactions
 from tests.conflicts.deltars_harness import (
     D1,

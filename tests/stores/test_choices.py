@@ -13,11 +13,11 @@ from gcsfs.retry import HttpError
 
 from deltaforensics.errors import UsageError
 from deltaforensics.log.buckets import parse_bucket_url
-from deltaforensics.log.gcs.connection import connect as gcs_connect
-from deltaforensics.log.gcs.filesystem import GcsErrorClassifier
-from deltaforensics.log.s3.connection import connect as s3_connect
-from deltaforensics.log.s3.filesystem import S3ErrorClassifier
-from deltaforensics.log.storage import FsspecLogStore
+from deltaforensics.log.fsspec_store import FsspecLogStore
+from deltaforensics.log.gcs.gcs_connection import connect as gcs_connect
+from deltaforensics.log.gcs.gcs_filesystem import GcsErrorClassifier
+from deltaforensics.log.s3.s3_connection import connect as s3_connect
+from deltaforensics.log.s3.s3_filesystem import S3ErrorClassifier
 
 SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
 

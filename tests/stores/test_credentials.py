@@ -17,7 +17,7 @@ import pytest
 
 from deltaforensics.cli import main
 from deltaforensics.errors import StorageError
-from deltaforensics.log.storage import FsspecLogStore
+from deltaforensics.log.fsspec_store import FsspecLogStore
 from tests.stores.conftest import Store, emulators
 
 pytestmark = [pytest.mark.objectstore, pytest.mark.corpus]

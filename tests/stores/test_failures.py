@@ -14,7 +14,7 @@ import pytest
 
 from deltaforensics.cli import main
 from deltaforensics.errors import NotADeltaTableError, StorageError
-from deltaforensics.log.storage import FsspecLogStore
+from deltaforensics.log.fsspec_store import FsspecLogStore
 from tests.stores.conftest import Store
 from tests.stores.test_report_parity import storage_args
 

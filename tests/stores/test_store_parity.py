@@ -10,7 +10,7 @@ from urllib.parse import unquote
 
 import pytest
 
-from deltaforensics.log.storage import FsspecLogStore
+from deltaforensics.log.fsspec_store import FsspecLogStore
 from tests.azure.test_store_parity import _assert_same_log as assert_same_log
 from tests.azure.test_store_parity import _by_name
 from tests.stores.conftest import CORPUS_TABLES, Store

@@ -9,12 +9,8 @@ from deltaforensics.evidence.anomalies import Anomaly
 from deltaforensics.model.anomaly_codes import ANOMALY_CODES
 from deltaforensics.model.diagnostics import Diagnostic
 from deltaforensics.report.change_words import change_words, rewrite_words
-from deltaforensics.report.document.explain import (
-    Attempt,
-    Commit,
-    Conflict,
-    Race,
-)
+from deltaforensics.report.document.conflict import Conflict
+from deltaforensics.report.document.explain import Attempt, Commit, Race
 from deltaforensics.report.html.format import (
     badge,
     capped_list,

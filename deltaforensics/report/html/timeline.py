@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from deltaforensics.report.document.explain import Conflict, ExplainDocument, Race
+from deltaforensics.report.document.conflict import Conflict
+from deltaforensics.report.document.explain import ExplainDocument, Race
 from deltaforensics.report.html.format import e, race_status
 from deltaforensics.report.plain import commit_summary, commits_by_version, missing_text
 from deltaforensics.report.prose import fragility_words

@@ -45,7 +45,7 @@ from deltaforensics.whatif.scenario import (
     SeparateSchedules,
 )
 from deltaforensics.whatif.statistics import StatRanges
-from deltaforensics.whatif.transform import is_pure_append
+from deltaforensics.whatif.transaction_edits import is_pure_append
 from deltaforensics.whatif.writers import writer_of
 
 MAX_COLUMNS = 4  # partition / clustering candidates: the columns predicates use most

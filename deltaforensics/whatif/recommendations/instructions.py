@@ -43,7 +43,7 @@ from deltaforensics.whatif.scenario import (
     PartitionBy,
     SeparateSchedules,
 )
-from deltaforensics.whatif.transform import touched_partitions
+from deltaforensics.whatif.transaction_edits import touched_partitions
 
 QUIET_WINDOW = "-- run in a quiet window: this commit fails every writer running concurrently\n"
 

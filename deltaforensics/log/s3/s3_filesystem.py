@@ -28,7 +28,7 @@ from deltaforensics.log.buckets import (
     parse_bucket_url,
 )
 from deltaforensics.log.resolved_location import ResolvedLocation
-from deltaforensics.log.s3.connection import S3Connection, connect
+from deltaforensics.log.s3.s3_connection import S3Connection, connect
 
 READ_ONLY_SESSION = "deltaforensics"
 

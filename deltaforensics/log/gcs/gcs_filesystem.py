@@ -29,7 +29,7 @@ from deltaforensics.log.buckets import (
     http_reason,
     parse_bucket_url,
 )
-from deltaforensics.log.gcs.connection import GcsConnection, connect
+from deltaforensics.log.gcs.gcs_connection import GcsConnection, connect
 from deltaforensics.log.resolved_location import ResolvedLocation
 
 READ_ONLY = "https://www.googleapis.com/auth/devstorage.read_only"
