@@ -21,6 +21,13 @@ class TableFormat(StrEnum):
     markdown = "markdown"
 
 
+class SummaryFormat(StrEnum):
+    """The audit summary's formats."""
+
+    table = "table"
+    json = "json"
+
+
 class EngineName(StrEnum):
     polars = "polars"
     spark = "spark"
