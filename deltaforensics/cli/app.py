@@ -33,6 +33,10 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=True,  # --install-completion and --show-completion (docs/cli.md)
     pretty_exceptions_enable=False,
+    # click's own help layout: an option's names are never cut (rich's panels shrink every
+    # column of the table at 80 columns, names included), its help text is wrapped
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},  # every command inherits it
 )
 for command in (history, snapshot, explain, whatif, audit, rules):  # in --help's order
     # the root's --debug and --quiet are accepted after the command too
@@ -52,6 +56,7 @@ def _root(
         bool,
         typer.Option(
             "--version",
+            "-V",
             help="Print the version and exit.",
             is_eager=True,  # before click asks for a command
             callback=_print_version,

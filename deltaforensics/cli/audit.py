@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
@@ -17,7 +18,7 @@ from deltaforensics.cli.options import (
     FailOn,
     GateOptions,
     RedactOpt,
-    TableFormat,
+    SummaryFormat,
 )
 from deltaforensics.cli.output import emit, emit_json
 from deltaforensics.cli.progress import ProgressBar
@@ -51,8 +52,8 @@ def audit(
         ),
     ] = None,
     output_format: Annotated[
-        TableFormat, typer.Option("--format", help="Summary on stdout: table or json.")
-    ] = TableFormat.table,
+        SummaryFormat, typer.Option("--format", help="Summary on stdout: table or json.")
+    ] = SummaryFormat.table,
     recommendations: Annotated[
         bool | None,
         typer.Option(
@@ -106,7 +107,7 @@ def audit(
     started = datetime.now(UTC)
     result = run_planned(plan)
     summary = result.summary
-    if output_format is TableFormat.json:
+    if output_format is SummaryFormat.json:
         emit_json(summary)
     else:
         emit(audit_text(summary))
@@ -117,6 +118,8 @@ def audit(
     )
     failed_tables = max(failed_tables, 3 if summary["exit_code"] == 3 else 0)  # [[failures]]
     if failed_tables or failing:
+        if not invocation.quiet:  # a diagnostic: stdout holds the summary only
+            sys.stderr.write(f"exit code {failed_tables or 1}\n")
         raise typer.Exit(failed_tables or 1)
 
 

@@ -22,6 +22,7 @@ from deltaforensics.cli.output import emit_table_or_json
 from deltaforensics.cli.request_parts import hooks, spark_choice, table_access
 from deltaforensics.commands import HistoryRequest, selection_of
 from deltaforensics.commands.history_read import read_history
+from deltaforensics.report.tables_markdown import history_to_markdown
 from deltaforensics.report.terminal_views import render_history
 from deltaforensics.report.to_text import history_text
 
@@ -71,4 +72,5 @@ def history(
         history_text,
         quiet=invocation.quiet,
         terminal_view=render_history,
+        markdown_view=history_to_markdown,
     )

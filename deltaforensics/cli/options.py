@@ -18,6 +18,14 @@ import typer
 class TableFormat(StrEnum):
     table = "table"
     json = "json"
+    markdown = "markdown"
+
+
+class SummaryFormat(StrEnum):
+    """The audit summary's formats."""
+
+    table = "table"
+    json = "json"
 
 
 class EngineName(StrEnum):
@@ -28,6 +36,7 @@ class EngineName(StrEnum):
 class WhatIfFormat(StrEnum):
     rich = "rich"
     json = "json"
+    html = "html"
     markdown = "markdown"
 
 
@@ -50,7 +59,7 @@ TableArg = Annotated[
         help="Table path, its _delta_log folder, a URL (file://, abfss://, az://, …), or a Unity Catalog name catalog.schema.table."
     ),
 ]
-TableFormatOpt = Annotated[TableFormat, typer.Option("--format", help="table or json.")]
+TableFormatOpt = Annotated[TableFormat, typer.Option("--format", help="table, json or markdown.")]
 RedactOpt = Annotated[
     bool,
     typer.Option(

@@ -89,11 +89,16 @@ def emit_table_or_json(
     *,
     quiet: bool,
     terminal_view: Callable[[D, Console], None] | None = None,
+    markdown_view: Callable[[D], str] | None = None,
 ) -> None:
-    """``doc`` as JSON; at a terminal as ``terminal_view`` draws it (warnings included); else
-    as ``table_text`` renders it, followed by its warnings on stderr."""
+    """``doc`` as JSON; as ``markdown_view`` renders it for ``markdown``; at a terminal as
+    ``terminal_view`` draws it (warnings included); else as ``table_text`` renders it; the
+    warnings of markdown and plain tables on stderr."""
     if output_format is TableFormat.json:
         emit_json(doc)
+    elif output_format is TableFormat.markdown and markdown_view is not None:
+        emit(markdown_view(doc))
+        warn(doc.diagnostics, quiet=quiet)
     elif terminal_view is not None and at_terminal():
         terminal_view(doc, terminal_console())
     else:

@@ -21,6 +21,7 @@ from deltaforensics.cli.output import emit_table_or_json
 from deltaforensics.cli.request_parts import hooks, spark_choice, table_access
 from deltaforensics.commands import SnapshotRequest, snapshot_selection
 from deltaforensics.commands.snapshot_read import read_snapshot
+from deltaforensics.report.tables_markdown import snapshot_to_markdown
 from deltaforensics.report.terminal_views import render_snapshot
 from deltaforensics.report.to_text import snapshot_text
 
@@ -71,4 +72,5 @@ def snapshot(
         snapshot_text,
         quiet=invocation.quiet,
         terminal_view=render_snapshot,
+        markdown_view=snapshot_to_markdown,
     )

@@ -22,6 +22,7 @@ from deltaforensics.commands import WhatIfRequest, checked_profile, scenario_cha
 from deltaforensics.commands.whatif_report import whatif_report
 from deltaforensics.report.terminal_views import render_whatif
 from deltaforensics.report.to_markdown import whatif_to_markdown
+from deltaforensics.report.whatif_html import whatif_to_html
 
 
 def whatif(
@@ -61,12 +62,12 @@ def whatif(
         WhatIfFormat,
         typer.Option(
             "--format",
-            help="rich (default at a terminal), json (default otherwise) or markdown.",
+            help="rich (default at a terminal), json (default otherwise), html or markdown.",
         ),
     ] = None,  # type: ignore[assignment]
     show_all: Annotated[
         bool,
-        typer.Option("--all", help="List every pair in the markdown, not only the first 50."),
+        typer.Option("--all", help="List every pair in markdown or html, not only the first 50."),
     ] = False,
     from_version: Annotated[
         int | None,
@@ -109,8 +110,11 @@ def whatif(
     )
     doc = whatif_report(request)
     fmt = output_format or (WhatIfFormat.rich if at_terminal() else WhatIfFormat.json)
+    max_rows = len(doc.pairs) + 1 if show_all else 50
     if fmt is WhatIfFormat.markdown:
-        emit(whatif_to_markdown(doc, max_rows=len(doc.pairs) + 1 if show_all else 50))
+        emit(whatif_to_markdown(doc, max_rows=max_rows))
+    elif fmt is WhatIfFormat.html:
+        emit(whatif_to_html(doc, max_rows=max_rows))
     elif fmt is WhatIfFormat.rich:
         render_whatif(doc, terminal_console())
     else:

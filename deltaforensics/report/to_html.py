@@ -21,7 +21,7 @@ from deltaforensics.report.plain import (
     recommendations_note,
 )
 
-__all__ = ["MAX_TIMELINE_ROWS", "to_html"]
+__all__ = ["MAX_TIMELINE_ROWS", "page", "to_html"]
 
 
 def to_html(report: ExplainDocument) -> str:
@@ -43,11 +43,17 @@ def to_html(report: ExplainDocument) -> str:
         section("Diagnostics", sections.diagnostics(report.diagnostics), "diagnostics"),
         _footer(report),
     ]
+    return page(f"deltaforensics explain: {report.table.uri}", body)
+
+
+def page(title: str, body: list[str]) -> str:
+    """A standalone page of ``body`` (escaped HTML parts) under ``title`` (text, escaped here):
+    the report's inline CSS and its Content-Security-Policy, no script, no network."""
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>deltaforensics explain: {e(report.table.uri)}</title>\n"
+        f"<title>{e(title)}</title>\n"
         f"<style>{CSS}</style>\n</head>\n<body>\n<main>\n"
         + "\n".join(body)
         + "\n</main>\n</body>\n</html>\n"

@@ -53,23 +53,25 @@ def who_wrote(c: HistoryCommit) -> str:
     return transaction_writer(known) or f"{engine_of_commit(known)} writer"
 
 
-def history_text(history: HistoryDocument) -> str:
-    """The history as an aligned table; a JSON document (e.g. a redacted one) is read back."""
-    headers = [
-        "version",
-        "timestamp",
-        "operation",
-        "parameters",
-        "read",
-        "isolation",
-        "blind",
-        "engine",
-        "who",
-        "+files",
-        "-files",
-        "+bytes",
-        "-bytes",
-    ]
+HISTORY_HEADERS = (
+    "version",
+    "timestamp",
+    "operation",
+    "parameters",
+    "read",
+    "isolation",
+    "blind",
+    "engine",
+    "who",
+    "+files",
+    "-files",
+    "+bytes",
+    "-bytes",
+)
+
+
+def history_rows(history: HistoryDocument) -> list[list[str]]:
+    """A row of cells per commit, under :data:`HISTORY_HEADERS` (raw text, not escaped)."""
     rows = []
     for c in history.commits:
         rows.append(
@@ -89,7 +91,12 @@ def history_text(history: HistoryDocument) -> str:
                 str(c.bytes_removed),
             ]
         )
-    table = render_table(headers, rows)
+    return rows
+
+
+def history_text(history: HistoryDocument) -> str:
+    """The history as an aligned table; a JSON document (e.g. a redacted one) is read back."""
+    table = render_table(list(HISTORY_HEADERS), history_rows(history))
     return (
         table
         if history.time_window is None
@@ -210,15 +217,20 @@ def _files_json(frame: pl.DataFrame, columns: tuple[str, ...], slice_rows: int) 
     yield "\n  ]"
 
 
-def snapshot_text(snap: SnapshotDocument) -> str:
-    """The live files as an aligned table; a JSON document (e.g. a redacted one) is read back."""
-    head = visible(
+SNAPSHOT_HEADERS = ("path", "partition", "size", "deletion vector")
+
+
+def snapshot_head(snap: SnapshotDocument) -> str:
+    """The line over the files (raw text, not escaped)."""
+    return (
         f"{snap.table} at version {snap.version}: {snap.num_files} live file(s); "
         f"partitioned by {', '.join(snap.partition_columns) or '(none)'}"
     )
-    if snap.time_window is not None:
-        head += "\n" + visible_lines(snap.time_window.describe())
-    rows = [
+
+
+def snapshot_rows(snap: SnapshotDocument) -> list[list[str]]:
+    """A row of cells per live file, under :data:`SNAPSHOT_HEADERS` (raw text, not escaped)."""
+    return [
         [
             f.path,
             ", ".join(f"{k}={v}" for k, v in f.partition_values.items()),
@@ -227,8 +239,12 @@ def snapshot_text(snap: SnapshotDocument) -> str:
         ]
         for f in snap.files
     ]
-    return (
-        head
-        + "\n"
-        + render_table(["path", "partition", "size", "deletion vector"], rows, max_width=100)
-    )
+
+
+def snapshot_text(snap: SnapshotDocument) -> str:
+    """The live files as an aligned table; a JSON document (e.g. a redacted one) is read back."""
+    head = visible(snapshot_head(snap))
+    if snap.time_window is not None:
+        head += "\n" + visible_lines(snap.time_window.describe())
+    table = render_table(list(SNAPSHOT_HEADERS), snapshot_rows(snap), max_width=100)
+    return head + "\n" + table

@@ -19,9 +19,12 @@ from typing import Any
 import polars as pl
 import pytest
 
+from deltaforensics.audit.dashboard.charts import heatmap
 from deltaforensics.audit.dashboard.fleet import (
     BUCKET_WIDTHS,
     MAX_BUCKETS,
+    RaceCounts,
+    WriterPair,
     bucket_width,
     read_datasets,
 )
@@ -190,6 +193,22 @@ def test_a_failed_table_is_listed_and_the_others_still_shown(audited: Path) -> N
     text = (audited / DASHBOARD).read_text(encoding="utf-8")
     failed = text.split('id="failed"', 1)[1]
     assert "delta__versions-not-contiguous" in failed and "cannot be reconstructed" in failed
+
+
+def test_a_failed_table_is_named_at_the_top_with_its_error(audited: Path) -> None:
+    """Issue #32, item 8: not only "2 failed" in a card, with the names at the page's end."""
+    text = (audited / DASHBOARD).read_text(encoding="utf-8")
+    header = text.split("</header>", 1)[0]
+    assert 'failed: <a href="#failed-0">' in header and "delta__versions-not-contiguous" in header
+    assert text.index('id="failed"') < text.index('id="tables"')
+
+
+def test_a_long_writer_name_heads_its_column_cut_and_whole_on_hover() -> None:
+    long = "notebook /Users/" + "x" * 80
+    pair = WriterPair(racer="job a", winner=long, counts=RaceCounts(races=1, fragile=1))
+    page = heatmap([pair])
+    assert f'title="{long}"' in page
+    assert f"<span>{long[:39]}…</span>" in page
 
 
 # --------------------------------------------------------------------------- in Chromium

@@ -14,10 +14,12 @@ from deltaforensics.audit.dashboard.fleet import (
     WriterPair,
 )
 from deltaforensics.report.html.format import e, plural
+from deltaforensics.report.plain import cut
 
 # Timeline geometry (SVG user units; the SVG scales to its box).
 WIDTH, HEIGHT, LEFT, RIGHT, TOP, BOTTOM = 640, 150, 36, 12, 18, 30
 _MINUTE = 60_000
+HEADER_CHARS = 40  # a heatmap column's rotated name: longer ones are cut, whole in the title
 
 
 def when(ms: int, width: int = 0) -> str:
@@ -125,7 +127,10 @@ def heatmap(pairs: Sequence[WriterPair]) -> str:
     winners = _top([(p.winner, p.counts) for p in pairs])
     cells = {(p.racer, p.winner): p.counts for p in pairs}
     most = max(c.races + c.seen for c in cells.values()) or 1
-    head = "".join(f'<th class="col"><span>{e(w)}</span></th>' for w in winners)
+    head = "".join(  # a long name is cut, whole on hover: a rotated header is a column's height
+        f'<th class="col" title="{e(w)}"><span>{e(cut(w, HEADER_CHARS))}</span></th>'
+        for w in winners
+    )
     rows = []
     for r in racers:
         tds = []
