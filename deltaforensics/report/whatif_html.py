@@ -12,7 +12,7 @@ from deltaforensics.report.html import sections
 from deltaforensics.report.html.format import code, e, or_dash, outcome, section, table
 from deltaforensics.report.plain import cut
 from deltaforensics.report.to_html import page
-from deltaforensics.whatif.recommendations.candidates import hypothetical_text
+from deltaforensics.whatif.recommendations.rationale import hypothetical_text
 
 GENERATOR = Generator()
 
