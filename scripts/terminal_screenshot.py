@@ -47,7 +47,7 @@ CHROMIUM_FLAGS = (
 
 def record() -> Console:
     analysis = analyze(open_store(str(TABLE)), error_texts=[(ERROR.name, ERROR.read_text())])
-    text = json.dumps(explain_document(analysis)).replace(str(TABLE), SHOWN_AS)
+    text = json.dumps(explain_document(analysis).to_dict()).replace(str(TABLE), SHOWN_AS)
     console = Console(
         record=True, width=WIDTH, force_terminal=True, color_system="truecolor", file=io.StringIO()
     )

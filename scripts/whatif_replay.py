@@ -45,6 +45,7 @@ if str(ROOT) not in sys.path:
 from deltaforensics.analysis import analyze, observed_attempts, open_store  # noqa: E402
 from deltaforensics.attempts.specs import AttemptSpec  # noqa: E402
 from deltaforensics.report.document import whatif_document  # noqa: E402
+from deltaforensics.whatif.document import compare_scenario  # noqa: E402
 from deltaforensics.whatif.scenario import (  # noqa: E402
     ExplicitMergePredicates,
     IsolationChange,
@@ -275,13 +276,19 @@ def predict_attempts(
     found = Prediction()
     store = open_store(str(path))
     whole = analyze(store, to_version=to_version, recommendations=False)
-    doc = whatif_document(whole, scenario_for(whole), samples=0)
+    doc = _whatif_json(whole, scenario_for(whole))
     found.add([p for p in doc["pairs"] if p["source"] == "race"])
     for latest, specs in sorted(failed.items()):
         at = analyze(store, to_version=latest, attempts=list(specs), recommendations=False)
-        doc = whatif_document(at, scenario_for(whole), attempts=observed_attempts(at), samples=0)
+        doc = _whatif_json(at, scenario_for(whole), attempts=observed_attempts(at))
         found.add([p for p in doc["pairs"] if p["source"] == "attempt"])
     return found
+
+
+def _whatif_json(analysis: Any, scenario: Any, attempts: Sequence[Any] = ()) -> dict[str, Any]:
+    """The whatif document's JSON form for ``scenario``, without the writer matrix."""
+    comparison = compare_scenario(analysis, scenario, attempts=attempts, samples=0)
+    return whatif_document(analysis, comparison).to_dict()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -289,7 +296,11 @@ def predict_attempts(
 
 
 def _blind_appenders(analysis: Any) -> list[MarkBlindAppends]:
-    names = {writer_of(t) for t in analysis.transactions if t.operation == "WRITE" and t.version}
+    names = {
+        writer_of(t)
+        for t in analysis.transactions
+        if t.provenance.operation == "WRITE" and t.version
+    }
     return [MarkBlindAppends(n) for n in sorted(names)]
 
 
