@@ -55,10 +55,10 @@ def read_history(request: HistoryRequest, hooks: Hooks = NO_HOOKS) -> HistoryRea
     # the load's 100,000s of tuples and names live on: the cyclic collector would rescan them
     with collector_paused(), progress.shown("reading the log"):
         _, commits, diagnostics = load_commits(
-            opened.store if opened.engine is not None else opened.watched,
+            opened.read_through,
             from_version=selected.from_version,
             to_version=selected.to_version,
-            engine=opened.engine,
+            engine=opened.reader,
         )
     head = HistoryDocument(table=opened.store.uri, commits=(), diagnostics=diagnostics)
     if request.redact:

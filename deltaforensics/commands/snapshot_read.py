@@ -48,7 +48,7 @@ def read_snapshot(request: SnapshotRequest, hooks: Hooks = NO_HOOKS) -> Snapshot
     progress = Progress(hooks)
     opened = open_table(request.table, request.access, request.spark, progress)
     selected = resolve_range(opened.store, request.selection)
-    engine = opened.engine or PolarsEngine(opened.watched, with_stats=False)
+    engine = opened.reader or PolarsEngine(opened.watched, with_stats=False)
     with progress.shown("reading the log"):
         loaded = load(
             opened.store,

@@ -29,12 +29,18 @@ from deltaforensics.model.diagnostics import Diagnostic, warning
 @dataclass(frozen=True, slots=True, kw_only=True)
 class OpenedTable:
     """The table's log store; the same store reporting its reads to the progress display
-    (``watched``); the engine that reads it (``None``: the default polars engine)."""
+    (``watched``); the engine that reads it (``reader``; ``None``: the default polars engine)."""
 
     store: LogStore
     watched: LogStore
-    engine: Engine | None = None
+    reader: Engine | None = None
     notes: tuple[Diagnostic, ...] = ()  # what the catalog could not show
+
+    @property
+    def read_through(self) -> LogStore:
+        """The store a load reads: the watched one, unless Spark reads the log itself (its
+        executors' reads never pass through this process's store)."""
+        return self.watched if self.reader is None else self.store
 
 
 def open_table(
@@ -50,7 +56,7 @@ def open_table(
     from deltaforensics.engines.spark_engine import SparkEngine  # noqa: PLC0415
 
     engine = SparkEngine(store, master=spark.master, conf=settings)
-    return OpenedTable(store=store, watched=watched, engine=engine, notes=notes)
+    return OpenedTable(store=store, watched=watched, reader=engine, notes=notes)
 
 
 def _store(table: Table, access: TableAccess) -> tuple[LogStore, tuple[Diagnostic, ...]]:

@@ -47,7 +47,8 @@ def audit_text(summary_json: Mapping[str, JsonValue]) -> str:
     return "\n".join(lines)
 
 
-def _table_line(t: Any) -> str:
+def _table_line(table: Mapping[str, JsonValue]) -> str:
+    t: Any = table  # one table of the summary document (audit-summary-v1)
     if t["status"] != "ok":
         return f"{t['name']}: FAILED: {t['error']}"
     read, counts = t["read"], t["counts"]
