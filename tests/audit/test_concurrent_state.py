@@ -187,7 +187,7 @@ def test_two_audits_at_once_one_killed_keep_a_whole_state_that_never_goes_back(
     ends: dict[str, int] = {}
     newest: dict[str, int] = {}  # the newest end version a finished run says it kept
     kills = mid_write = 0
-    work_seconds = 2.0  # measured in the first round, which kills no one
+    work_seconds = 2.0  # one run's time, measured in the first round, which kills no one
     started = time.monotonic()
     try:
         for round_no in range(MAX_ROUNDS):
@@ -196,13 +196,14 @@ def test_two_audits_at_once_one_killed_keep_a_whole_state_that_never_goes_back(
             for t in tables:
                 readable[t.name].add(t.grow())
             runs = [pool.pop(0).wait_ready(), pool.pop(0).wait_ready()]
-            t0 = time.monotonic()
             runs[0].go(args[0])
+            starts = [time.monotonic()]
             time.sleep(rng.uniform(0.3, 0.6))  # the first run has listed every table
             if rng.random() < 0.5:  # the second run reads one commit more of every table
                 for t in tables:
                     readable[t.name].add(t.grow())
             runs[1].go(args[1])
+            starts.append(time.monotonic())
             victim = rng.choice(runs) if round_no % 3 else None
             if victim is not None:
                 # odd rounds: at a random moment; even rounds: as soon as the victim has a
@@ -210,7 +211,8 @@ def test_two_audits_at_once_one_killed_keep_a_whole_state_that_never_goes_back(
                 # the rename wins the race with the signal (the count is printed)
                 pid = victim.proc.pid
                 wait = 2 * work_seconds if round_no % 2 == 0 else rng.uniform(0, work_seconds)
-                deadline = time.monotonic() + wait
+                # from the victim's own start: a run takes about work_seconds from there
+                deadline = starts[runs.index(victim)] + wait
                 while time.monotonic() < deadline:
                     if round_no % 2 == 0 and any(state.glob(f"*/*/.*.{pid}-*.tmp")):
                         break
@@ -233,8 +235,8 @@ def test_two_audits_at_once_one_killed_keep_a_whole_state_that_never_goes_back(
                     if not entry["state"]["written"]:  # a run at least as new kept its own
                         assert entry["state"]["version"] >= entry["read"]["to_version"], entry
                 pool.append(run)
-            if round_no == 0:
-                work_seconds = max(0.3, time.monotonic() - t0)
+            if round_no == 0:  # how long one run takes: the second, from its start to its end
+                work_seconds = max(0.1, time.monotonic() - starts[1])
             ends = check_state(state, tables, readable, ends)
             for name, version in newest.items():  # a slower run never put an older one back
                 assert ends[name] >= version, (
